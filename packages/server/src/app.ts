@@ -1,0 +1,82 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import {
+  createJsonSchemaTransform,
+  jsonSchemaTransformObject,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { randomUUID } from 'node:crypto';
+import { accountRoutes } from './modules/accounts/routes.js';
+import * as accounts from './modules/accounts/service.js';
+import { healthRoutes } from './modules/health/routes.js';
+import type { AppContext } from './platform/context.js';
+import { registerAuth } from './platform/http/auth.js';
+import { registerErrorHandling } from './platform/http/error-handler.js';
+import { registerIdempotency } from './platform/http/idempotency.js';
+import { parseJson, stringifyJson } from './platform/http/json.js';
+import { describeRouteForOpenApi, OPENAPI_DOCUMENT } from './platform/http/openapi.js';
+
+export type BuildAppOptions = {
+  /** Extra routes, registered with the rest (tests use it to exercise platform mechanisms). */
+  extraRoutes?: (app: FastifyInstance) => void | Promise<void>;
+};
+
+/** Largest accepted request body (1 MiB): larger bodies get 413 payload_too_large. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Builds the HTTP app: one JSON codec, one error envelope, auth, idempotency, modules, OpenAPI. */
+export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const { config, clock } = ctx;
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    // No per-request info log: hot paths (entitlement checks, ingestion) would drown the log.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(() => stringifyJson);
+  app.setReplySerializer(stringifyJson);
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    request.rawBody = text;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, parseJson(text));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  registerErrorHandling(app);
+  await app.register(swagger, {
+    openapi: OPENAPI_DOCUMENT,
+    transform: createJsonSchemaTransform({ skipList: [] }),
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/v3/api-docs' } as object });
+  app.addHook('onRoute', describeRouteForOpenApi);
+
+  registerAuth(
+    app,
+    { resolveApiKey: (key) => accounts.resolveApiKey(ctx, key), verifyAdminToken: (t) => accounts.resolveAdminToken(ctx, t) },
+    config.modules,
+  );
+  registerIdempotency(app, ctx.db, clock);
+
+  app.get('/v3/api-docs', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/swagger-ui.html', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/swagger-ui/'));
+  await app.register(healthRoutes(ctx));
+  await app.register(accountRoutes(ctx));
+  if (options.extraRoutes) await app.register(async (scope) => options.extraRoutes!(scope));
+  return app;
+}

@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The only reader of `process.env`. Every key is listed in `.env.example` with the same meaning and
+ * default. Parsing fails fast and lists every problem at once.
+ */
+const booleanFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
+
+const EnvSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: optionalString,
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  JWT_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
+  APP_SECRETS_KEY: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
+  APP_MODULES_MONETIZATION_ENABLED: booleanFlag(true),
+  APP_MODULES_BUILD_ENABLED: booleanFlag(true),
+  APP_MCP_ADMIN_TOOLS_ENABLED: booleanFlag(false),
+  APP_API_KEY_ENVIRONMENT: z.enum(['test', 'live']).default('test'),
+  APP_JOBS_ENABLED: booleanFlag(true),
+  APP_TRUST_PROXY: booleanFlag(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DEV_SEED_USERNAME: z.string().min(1).default('admin'),
+  DEV_SEED_PASSWORD: z.string().min(1).default('admin'),
+  DEV_SEED_API_KEY: z
+    .string()
+    .regex(/^sk_(test|live)_[0-9a-f]{32}$/, 'must be sk_test_ or sk_live_ followed by 32 lowercase hex characters')
+    .default('sk_test_00000000000000000000000000000000'),
+});
+
+export type Config = Readonly<{
+  env: string;
+  isProduction: boolean;
+  port: number;
+  host: string;
+  database: { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
+  jwtSecret: string;
+  secretsKey: string;
+  modules: { monetization: boolean; build: boolean };
+  mcpAdminToolsEnabled: boolean;
+  apiKeyEnvironment: 'test' | 'live';
+  jobsEnabled: boolean;
+  /** Trust X-Forwarded-For (client address for login throttling) when behind a proxy. */
+  trustProxy: boolean;
+  logLevel: string;
+  devSeed: { username: string; password: string; apiKey: string };
+  /** Warnings raised while loading (e.g. generated secrets); printed by the caller's logger. */
+  warnings: readonly string[];
+}>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/**
+ * Parses the environment. On the embedded database a missing JWT_SECRET or APP_SECRETS_KEY is
+ * generated once and kept in DATA_DIR so restarts keep sessions and encrypted values readable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const dataDir = resolve(e.DATA_DIR);
+  let jwtSecret = e.JWT_SECRET;
+  let secretsKey = e.APP_SECRETS_KEY;
+  if (e.DATABASE_URL) {
+    if (!jwtSecret) problems.push('JWT_SECRET: required when DATABASE_URL is set');
+    if (!secretsKey) problems.push('APP_SECRETS_KEY: required when DATABASE_URL is set');
+  } else {
+    jwtSecret ??= persistedSecret(dataDir, 'jwt-secret', 'JWT_SECRET', warnings);
+    secretsKey ??= persistedSecret(dataDir, 'secrets-key', 'APP_SECRETS_KEY', warnings);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return Object.freeze({
+    env: e.NODE_ENV,
+    isProduction: e.NODE_ENV === 'production',
+    port: e.PORT,
+    host: e.HOST,
+    database: e.DATABASE_URL
+      ? { kind: 'postgres' as const, url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
+      : { kind: 'pglite' as const, dataDir },
+    jwtSecret: jwtSecret!,
+    secretsKey: secretsKey!,
+    modules: { monetization: e.APP_MODULES_MONETIZATION_ENABLED, build: e.APP_MODULES_BUILD_ENABLED },
+    mcpAdminToolsEnabled: e.APP_MCP_ADMIN_TOOLS_ENABLED,
+    apiKeyEnvironment: e.APP_API_KEY_ENVIRONMENT,
+    jobsEnabled: e.APP_JOBS_ENABLED,
+    trustProxy: e.APP_TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    devSeed: { username: e.DEV_SEED_USERNAME, password: e.DEV_SEED_PASSWORD, apiKey: e.DEV_SEED_API_KEY },
+    warnings,
+  });
+}
+
+function persistedSecret(dataDir: string, file: string, name: string, warnings: string[]): string {
+  const path = join(dataDir, file);
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(path, secret, { mode: 0o600 });
+  warnings.push(`${name} was not set: generated one and stored it in ${path}. Set ${name} before exposing this install.`);
+  return secret;
+}

@@ -1,0 +1,47 @@
+import { ConfigError, loadConfig } from './config.js';
+import { seedDevAccount } from './modules/accounts/service.js';
+import { DataDirLockedError } from './platform/db/data-dir-lock.js';
+import { createRuntime } from './runtime.js';
+
+async function main() {
+  const config = loadConfig();
+  const runtime = await createRuntime(config);
+  const { app, ctx, scheduler } = runtime;
+  for (const warning of config.warnings) app.log.warn(warning);
+
+  if (!config.isProduction) {
+    const seeded = await seedDevAccount(ctx);
+    if (seeded) {
+      app.log.warn(
+        `Seeded the dev account: username '${seeded.username}', password '${seeded.password}', API key ${seeded.apiKey}. ` +
+          'Change them before exposing this install (DEV_SEED_* variables, or rotate the key and password).',
+      );
+    }
+  }
+
+  await app.listen({ port: config.port, host: config.host });
+  if (config.jobsEnabled) scheduler.start();
+  app.log.info(
+    `Tally listening on ${config.host}:${config.port} (${ctx.database.kind}); API docs at /swagger-ui.html`,
+  );
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info(`${signal}: shutting down`);
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError || err instanceof DataDirLockedError) {
+    console.error(err.message);
+  } else {
+    console.error(err);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,129 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../platform/db/database.js';
+import type { Principal } from '../../platform/http/principal.js';
+import type { CustomerScope } from '../../platform/http/principal.js';
+import { LOGIN_WINDOW_MS, type ThrottleState } from './domain.js';
+
+export async function insertAccount(db: Executor, row: { id: string; name: string }) {
+  await db.insertInto('accounts').values(row).execute();
+}
+
+export async function lockAccount(db: Executor, accountId: string) {
+  return db.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().executeTakeFirst();
+}
+
+export async function insertUser(
+  db: Executor,
+  row: { id: string; account_id: string; username: string; password_hash: string },
+) {
+  await db.insertInto('users').values(row).execute();
+}
+
+export function findUserByUsername(db: Executor, username: string) {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(sql<string>`lower(username)`, '=', username.toLowerCase())
+    .executeTakeFirst();
+}
+
+export function findUserById(db: Executor, accountId: string, userId: string) {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', userId)
+    .executeTakeFirst();
+}
+
+export async function updatePasswordHash(db: Executor, userId: string, passwordHash: string) {
+  await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+}
+
+export async function insertTenantKey(
+  db: Executor,
+  row: { id: string; account_id: string; key_hash: string; key_hint: string; created_at: Date },
+) {
+  await db
+    .insertInto('api_keys')
+    .values({ ...row, kind: 'TENANT', customer_id: null, expires_at: null, revoked_at: null })
+    .execute();
+}
+
+/** Revokes every active tenant key of the account; customer keys are untouched. */
+export async function revokeTenantKeys(db: Executor, accountId: string, now: Date) {
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'TENANT')
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+export function findActiveTenantKeyHint(db: Executor, accountId: string) {
+  return db
+    .selectFrom('api_keys')
+    .select('key_hint')
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'TENANT')
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+}
+
+/** The principal of an active, unexpired key with this hash. */
+export async function findPrincipalByKeyHash(db: Executor, keyHash: string, now: Date): Promise<Principal | null> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select(['id', 'account_id', 'kind', 'customer_id', 'scopes'])
+    .where('key_hash', '=', keyHash)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .executeTakeFirst();
+  if (!row) return null;
+  if (row.kind === 'TENANT') return { kind: 'tenant', accountId: row.account_id, keyId: row.id };
+  return {
+    kind: 'customer',
+    accountId: row.account_id,
+    keyId: row.id,
+    customerId: row.customer_id!,
+    scopes: row.scopes as CustomerScope[],
+  };
+}
+
+export async function findThrottleStates(db: Executor, subjects: string[]): Promise<Map<string, ThrottleState>> {
+  const rows = await db.selectFrom('login_throttle').selectAll().where('subject', 'in', subjects).execute();
+  return new Map(rows.map((r) => [r.subject, { windowStart: r.window_start, failures: r.failures }]));
+}
+
+/** Counts one failure atomically: a window older than LOGIN_WINDOW_MS restarts at 1. */
+export async function recordLoginFailure(db: Executor, subject: string, now: Date) {
+  const windowExpired = new Date(now.getTime() - LOGIN_WINDOW_MS);
+  await db
+    .insertInto('login_throttle')
+    .values({ subject, window_start: now, failures: 1 })
+    .onConflict((oc) =>
+      oc.column('subject').doUpdateSet({
+        failures: sql<number>`case when login_throttle.window_start <= ${windowExpired} then 1 else login_throttle.failures + 1 end`,
+        window_start: sql<Date>`case when login_throttle.window_start <= ${windowExpired} then ${now} else login_throttle.window_start end`,
+      }),
+    )
+    .execute();
+}
+
+export async function clearLoginFailures(db: Executor, subject: string) {
+  await db.deleteFrom('login_throttle').where('subject', '=', subject).execute();
+}
+
+export async function deleteStaleThrottleRows(db: Executor, now: Date) {
+  await db
+    .deleteFrom('login_throttle')
+    .where('window_start', '<', new Date(now.getTime() - LOGIN_WINDOW_MS))
+    .execute();
+}
+
+export async function countAccounts(db: Executor): Promise<number> {
+  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}

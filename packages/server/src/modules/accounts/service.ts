@@ -1,0 +1,124 @@
+import { withTransaction } from '../../platform/db/transaction.js';
+import type { AppContext } from '../../platform/context.js';
+import { AppError, invalid, notFound } from '../../platform/errors/app-error.js';
+import type { Principal } from '../../platform/http/principal.js';
+import { newId } from '../../platform/ids.js';
+import { classifyKey, generateKey, hashKey, keyHint } from '../../platform/security/api-keys.js';
+import { signAdminToken, verifyAdminToken } from '../../platform/security/jwt.js';
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../../platform/security/passwords.js';
+import { computeRetryAfterSeconds, throttleSubjects } from './domain.js';
+import * as repo from './repo.js';
+
+export type CreateAccountInput = { accountName: string; username: string; password: string; apiKey?: string };
+
+/**
+ * Creates an account with one admin login and one tenant key; returns the key's plaintext, which is
+ * never stored. Used by the bootstrap script and the dev seed (there is no public signup).
+ */
+export async function createAccount(ctx: AppContext, input: CreateAccountInput) {
+  const apiKey = input.apiKey ?? generateKey('tenant', ctx.config.apiKeyEnvironment);
+  if (classifyKey(apiKey) !== 'tenant') throw invalid('apiKey must be an sk_test_ or sk_live_ key');
+  const passwordHash = await hashPassword(input.password);
+  const accountId = newId();
+  const now = ctx.clock.now();
+  await withTransaction(ctx.db, async (tx) => {
+    if (await repo.findUserByUsername(tx, input.username)) {
+      throw new AppError('conflict', `A login named '${input.username}' already exists`);
+    }
+    await repo.insertAccount(tx, { id: accountId, name: input.accountName });
+    await repo.insertUser(tx, { id: newId(), account_id: accountId, username: input.username, password_hash: passwordHash });
+    await repo.insertTenantKey(tx, {
+      id: newId(),
+      account_id: accountId,
+      key_hash: hashKey(apiKey),
+      key_hint: keyHint(apiKey),
+      created_at: now,
+    });
+  });
+  return { accountId, apiKey };
+}
+
+export type LoginInput = { username: string; password: string; ip: string };
+
+/** Verifies a login and issues a 2-hour JWT; refuses with 429 while a subject is throttled. */
+export async function login(ctx: AppContext, input: LoginInput) {
+  const now = ctx.clock.now();
+  const subjects = throttleSubjects(input.username, input.ip);
+  const states = await repo.findThrottleStates(ctx.db, subjects.map((s) => s.subject));
+  const retryAfter = Math.max(...subjects.map((s) => computeRetryAfterSeconds(states.get(s.subject), s.limit, now)));
+  if (retryAfter > 0) {
+    throw new AppError('rate_limited', 'Too many failed login attempts; try again later', {
+      headers: { 'Retry-After': String(retryAfter) },
+    });
+  }
+  const user = await repo.findUserByUsername(ctx.db, input.username);
+  const valid = await verifyPassword(input.password, user?.password_hash ?? (await dummyPasswordHash()));
+  if (!user || !valid) {
+    for (const { subject } of subjects) await repo.recordLoginFailure(ctx.db, subject, now);
+    throw new AppError('unauthorized', 'Invalid credentials');
+  }
+  await repo.clearLoginFailures(ctx.db, subjects[0]!.subject);
+  const { token, expiresAt } = await signAdminToken(
+    ctx.config.jwtSecret,
+    { userId: user.id, accountId: user.account_id, username: user.username, role: user.role },
+    now,
+  );
+  return { token, type: 'Bearer' as const, expiresAt };
+}
+
+export async function changePassword(
+  ctx: AppContext,
+  input: { accountId: string; userId: string; currentPassword: string; newPassword: string },
+) {
+  const user = await repo.findUserById(ctx.db, input.accountId, input.userId);
+  if (!user) throw notFound('User not found');
+  if (!(await verifyPassword(input.currentPassword, user.password_hash))) {
+    throw invalid('Current password is incorrect');
+  }
+  await repo.updatePasswordHash(ctx.db, user.id, await hashPassword(input.newPassword));
+}
+
+export async function getMaskedTenantKey(ctx: AppContext, accountId: string) {
+  const row = await repo.findActiveTenantKeyHint(ctx.db, accountId);
+  if (!row) throw notFound('This account has no active API key');
+  return { apiKey: row.key_hint, keyType: 'secret' as const };
+}
+
+/**
+ * Issues a new tenant key and, in the same transaction, revokes every earlier one. Keys are looked
+ * up on every request (no cache), so the old keys stop working on every node when this commits.
+ */
+export async function rotateTenantKey(ctx: AppContext, accountId: string) {
+  const apiKey = generateKey('tenant', ctx.config.apiKeyEnvironment);
+  const now = ctx.clock.now();
+  await withTransaction(ctx.db, async (tx) => {
+    if (!(await repo.lockAccount(tx, accountId))) throw notFound('Account not found');
+    await repo.revokeTenantKeys(tx, accountId, now);
+    await repo.insertTenantKey(tx, { id: newId(), account_id: accountId, key_hash: hashKey(apiKey), key_hint: keyHint(apiKey), created_at: now });
+  });
+  return { apiKey, keyType: 'secret' as const };
+}
+
+export function resolveApiKey(ctx: AppContext, key: string): Promise<Principal | null> {
+  return repo.findPrincipalByKeyHash(ctx.db, hashKey(key), ctx.clock.now());
+}
+
+export async function resolveAdminToken(ctx: AppContext, token: string): Promise<Principal | null> {
+  const claims = await verifyAdminToken(ctx.config.jwtSecret, token, ctx.clock.now());
+  return claims && { kind: 'admin', accountId: claims.accountId, userId: claims.userId, username: claims.username };
+}
+
+/**
+ * The dev seed: on an empty database outside production, an account with the configured login and
+ * tenant key. Returns null when any account already exists.
+ */
+export async function seedDevAccount(ctx: AppContext) {
+  if ((await repo.countAccounts(ctx.db)) > 0) return null;
+  const { username, password, apiKey } = ctx.config.devSeed;
+  await createAccount(ctx, { accountName: 'Dev account', username, password, apiKey });
+  return { username, password, apiKey };
+}
+
+export function purgeStaleLoginThrottles(ctx: AppContext, now: Date) {
+  return repo.deleteStaleThrottleRows(ctx.db, now);
+}

@@ -1,0 +1,100 @@
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import { lockDataDir } from './data-dir-lock.js';
+import { PGliteDialect } from './pglite-dialect.js';
+import type { DB } from './tables.js';
+
+export type Db = Kysely<DB>;
+export type Tx = Transaction<DB>;
+/** Either the database or an open transaction: repos accept both. */
+export type Executor = Db | Tx;
+
+type ScriptRunner = (sql: string) => Promise<Record<string, unknown>[]>;
+
+export interface Database {
+  readonly kind: 'pglite' | 'postgres';
+  readonly db: Db;
+  /** Runs fn on one session whose `exec` accepts multi-statement scripts (migrations). */
+  withSession<T>(fn: (exec: ScriptRunner) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export type DatabaseOptions =
+  | { kind: 'postgres'; url: string; poolSize?: number; searchPath?: string }
+  /** dataDir undefined: in memory (tests). */
+  | { kind: 'pglite'; dataDir?: string };
+
+const INT8 = 20;
+const DATE = 1082;
+const NUMERIC = 1700;
+const identity = (v: string) => v;
+
+/** Opens PostgreSQL through a pool, or embedded PGlite holding the data directory's lock. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.kind === 'postgres' ? openPostgres(options) : openPglite(options.dataDir);
+}
+
+function openPostgres(options: { url: string; poolSize?: number; searchPath?: string }): Database {
+  const typeParsers = { [INT8]: identity, [DATE]: identity, [NUMERIC]: identity } as Record<number, (v: string) => unknown>;
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 20,
+    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        typeParsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client's error (e.g. the server restarting) must not crash the process.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kind: 'postgres',
+    db,
+    async withSession(fn) {
+      const client = await pool.connect();
+      try {
+        return await fn(async (sql) => {
+          const result = (await client.query(sql)) as pg.QueryResult | pg.QueryResult[];
+          return (Array.isArray(result) ? result.at(-1)?.rows : result.rows) ?? [];
+        });
+      } finally {
+        client.release();
+      }
+    },
+    close: () => db.destroy(),
+  };
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  const unlock = dataDir ? lockDataDir(dataDir) : () => {};
+  try {
+    const client = new PGlite(dataDir ? `${dataDir}/pgdata` : undefined, {
+      parsers: {
+        [pgliteTypes.INT8]: identity,
+        [pgliteTypes.DATE]: identity,
+        [pgliteTypes.NUMERIC]: identity,
+      },
+    });
+    await client.waitReady;
+    const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
+    return {
+      kind: 'pglite',
+      db,
+      // Acquiring a Kysely connection holds the driver's mutex, so exec runs alone.
+      withSession: (fn) =>
+        db.connection().execute(() => fn(async (sql) => (await client.exec(sql)).at(-1)?.rows ?? [])),
+      async close() {
+        try {
+          await db.destroy();
+        } finally {
+          unlock();
+        }
+      },
+    };
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+}

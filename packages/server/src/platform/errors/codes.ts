@@ -1,0 +1,43 @@
+/**
+ * The registry of stable error codes. Clients branch on `code`; the status is fixed per code so
+ * handlers never choose status numbers themselves. Adding a code is additive; renaming one breaks
+ * clients.
+ */
+export const ERROR_CODES = {
+  /** The request body, query or path failed validation, or a business rule rejected it. */
+  validation_failed: { status: 400, meaning: 'The request is invalid; see message and fields.' },
+  /** No credential, or an unknown, expired or revoked one. */
+  unauthorized: { status: 401, meaning: 'Authentication is missing or invalid.' },
+  /** A customer-key purchase needs a human to pay through a hosted checkout. */
+  payment_required: { status: 402, meaning: 'Payment is required to complete this action.' },
+  /** Authenticated, but this credential may not do this. */
+  forbidden: { status: 403, meaning: 'The credential is not allowed to perform this action.' },
+  /** An agent-initiated charge exceeds the account's agent spend cap. */
+  spend_cap_exceeded: { status: 403, meaning: 'The amount exceeds the agent spend cap.' },
+  /** Unknown id, another tenant's resource, or unknown route. */
+  not_found: { status: 404, meaning: 'The resource does not exist.' },
+  /** The route belongs to a module switched off on this install. */
+  module_disabled: { status: 404, meaning: 'The module serving this route is switched off.' },
+  /** The path exists but not with this HTTP method. */
+  method_not_allowed: { status: 405, meaning: 'The HTTP method is not allowed on this path.' },
+  /** Duplicate key, conflicting batch, or a state that forbids the action. */
+  conflict: { status: 409, meaning: 'The request conflicts with the current state.' },
+  /** An Idempotency-Key was reused with a different body, or its first request is still running. */
+  idempotency_conflict: { status: 409, meaning: 'The Idempotency-Key conflicts with an earlier request.' },
+  /** A hard-limit credit pool cannot cover the charge. */
+  insufficient_credits: { status: 409, meaning: 'Credit pool depleted.' },
+  /** The body is larger than the server accepts. */
+  payload_too_large: { status: 413, meaning: 'The request body is too large.' },
+  /** The body's Content-Type is not one this route accepts. */
+  unsupported_media_type: { status: 415, meaning: 'The Content-Type is not supported.' },
+  /** Too many attempts; retry after the number of seconds in Retry-After. */
+  rate_limited: { status: 429, meaning: 'Too many requests; see Retry-After.' },
+  /** Unexpected failure; the cause is in the logs under the request id. */
+  internal_error: { status: 500, meaning: 'Internal Server Error.' },
+  /** A third-party vendor refused the call. */
+  vendor_error: { status: 502, meaning: 'A vendor refused the request.' },
+  /** A dependency (the database) is unreachable. */
+  service_unavailable: { status: 503, meaning: 'The service is not ready.' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors/app-error.js';
+import { classifyKey } from '../security/api-keys.js';
+import type { Principal } from './principal.js';
+import { MODULE_DISABLED_MESSAGES, moduleOf, surfaceOf, type ModuleName } from './surfaces.js';
+
+export type Authenticator = {
+  /** The active, unexpired key with this plaintext, or null. Looked up on every request: no cache,
+   * so a rotation or revocation takes effect on every node at once. */
+  resolveApiKey(key: string): Promise<Principal | null>;
+  /** The admin principal of a valid, unexpired JWT, or null. */
+  verifyAdminToken(token: string): Promise<Principal | null>;
+};
+
+/**
+ * Authenticates by surface (Client API and MCP: tenant or customer keys; Admin API: JWT only;
+ * public: none), then applies the customer-key allow-list and the module switches.
+ */
+export function registerAuth(
+  app: FastifyInstance,
+  auth: Authenticator,
+  enabledModules: Record<ModuleName, boolean>,
+): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?', 1)[0]!;
+    const surface = surfaceOf(path);
+    if (surface !== 'open') {
+      const credential = credentialOf(request);
+      if (!credential) throw new AppError('unauthorized', 'Authentication required');
+      request.principal =
+        surface === 'client'
+          ? await authenticateKey(auth, credential)
+          : await authenticateAdmin(auth, credential);
+      if (request.principal.kind === 'customer') checkCustomerKeyAllowed(request, request.principal);
+    }
+    const module = moduleOf(path);
+    if (module && !enabledModules[module]) throw new AppError('module_disabled', MODULE_DISABLED_MESSAGES[module]);
+  });
+}
+
+/** `Authorization: Bearer` wins over `X-API-Key` when both are sent. */
+function credentialOf(request: FastifyRequest): string | null {
+  const authorization = request.headers.authorization;
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return match ? match[1]! : null;
+  }
+  const apiKey = request.headers['x-api-key'];
+  return typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : null;
+}
+
+async function authenticateKey(auth: Authenticator, credential: string): Promise<Principal> {
+  const principal = classifyKey(credential) ? await auth.resolveApiKey(credential) : null;
+  if (!principal) throw new AppError('unauthorized', 'Invalid API key');
+  return principal;
+}
+
+async function authenticateAdmin(auth: Authenticator, credential: string): Promise<Principal> {
+  const principal = classifyKey(credential) ? null : await auth.verifyAdminToken(credential);
+  if (!principal) throw new AppError('unauthorized', 'Invalid or expired token');
+  return principal;
+}
+
+function checkCustomerKeyAllowed(request: FastifyRequest, principal: Extract<Principal, { kind: 'customer' }>) {
+  // routeOptions.config is absent on unknown routes: those deny customer keys like closed routes.
+  const required = request.routeOptions.config?.customerKey;
+  if (!required) throw new AppError('forbidden', 'Access denied');
+  if (required === 'purchase' && !principal.scopes.includes('purchase')) {
+    throw new AppError('forbidden', "This API key lacks the 'purchase' scope");
+  }
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+
+/** Success envelope: `{success: true, data}`; an operation without payload omits `data`. */
+export function ok<T>(data: T): { success: true; data: T } {
+  return { success: true, data };
+}
+
+export function okEmpty(): { success: true } {
+  return { success: true };
+}
+
+export function envelopeSchema<T extends z.ZodType>(data: T) {
+  return z.object({ success: z.literal(true), data });
+}
+
+export const emptyEnvelopeSchema = z.object({ success: z.literal(true) });
+
+export const errorEnvelopeSchema = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.string().describe('Stable snake_case code; clients branch on it'),
+      message: z.string(),
+      detail: z.string().optional(),
+      fields: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+      requestId: z.string().describe('Correlation id, also in the X-Request-Id header and the logs'),
+    }),
+    data: z.unknown().optional(),
+  })
+  .meta({ id: 'ErrorEnvelope' });

@@ -1,0 +1,41 @@
+import type { RouteOptions } from 'fastify';
+import { errorEnvelopeSchema } from './envelope.js';
+import { surfaceOf } from './surfaces.js';
+
+export const OPENAPI_DOCUMENT = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Tally',
+    version: '1.0.0',
+    description:
+      'Billing, metering and internal AI-spend service. Client API (`/api/v1/client/**`, tenant or customer key), ' +
+      'Admin API (other `/api/v1/**`, JWT from `/public/v1/login`), public routes (`/public/v1/**`).',
+  },
+  components: {
+    securitySchemes: {
+      ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Tenant key (sk_…) or customer key (ck_…)' },
+      ApiKeyBearer: { type: 'http', scheme: 'bearer', description: 'Tenant key (sk_…) or customer key (ck_…) as a bearer token' },
+      AdminJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'JWT from POST /public/v1/login' },
+    },
+  },
+} as const;
+
+const ERROR_STATUSES = {
+  common: [400, 404, 409, 500],
+  authenticated: [401, 403],
+} as const;
+
+/**
+ * onRoute hook: gives every route the security scheme of its surface and the error envelope for
+ * its error statuses, so the OpenAPI document is complete without each route repeating it.
+ */
+export function describeRouteForOpenApi(route: RouteOptions): void {
+  const schema = (route.schema ??= {}) as Record<string, unknown> & { response?: Record<string, unknown> };
+  if (schema.hide) return;
+  const surface = surfaceOf(route.url);
+  if (surface === 'client') schema.security = [{ ApiKeyHeader: [] }, { ApiKeyBearer: [] }];
+  if (surface === 'admin') schema.security = [{ AdminJwt: [] }];
+  const response = (schema.response ??= {});
+  const statuses = surface === 'open' ? ERROR_STATUSES.common : [...ERROR_STATUSES.common, ...ERROR_STATUSES.authenticated];
+  for (const status of statuses) response[status] ??= errorEnvelopeSchema;
+}

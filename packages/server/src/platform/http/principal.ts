@@ -1,0 +1,40 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors/app-error.js';
+
+export type CustomerScope = 'read' | 'purchase';
+
+/** Who is calling. Every query a handler runs is scoped to `accountId`. */
+export type Principal =
+  | { kind: 'admin'; accountId: string; userId: string; username: string }
+  | { kind: 'tenant'; accountId: string; keyId: string }
+  | { kind: 'customer'; accountId: string; keyId: string; customerId: string; scopes: CustomerScope[] };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * Opens a Client API route to customer-scoped keys. Absent: customer keys are denied.
+     * 'purchase' also requires the key's purchase scope.
+     */
+    customerKey?: CustomerScope;
+  }
+}
+
+/** The authenticated principal; the auth hook guarantees one on every non-public route. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('unauthorized', 'Authentication required');
+  return request.principal;
+}
+
+export function accountIdOf(request: FastifyRequest): string {
+  return principalOf(request).accountId;
+}
+
+/** The admin principal of an Admin API route (the auth hook admits only JWTs there). */
+export function adminOf(request: FastifyRequest): Extract<Principal, { kind: 'admin' }> {
+  const principal = principalOf(request);
+  if (principal.kind !== 'admin') throw new AppError('unauthorized', 'Authentication required');
+  return principal;
+}

@@ -1,0 +1,100 @@
+import { hostname } from 'node:os';
+import { CronExpressionParser } from 'cron-parser';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+
+export type JobContext = { now: Date; slot: Date; log: FastifyBaseLogger };
+
+/** A scheduled job. `cron` is UTC, 5 fields or 6 with seconds. `run` must be idempotent. */
+export type Job = { name: string; cron: string; run(ctx: JobContext): Promise<void> };
+
+export type JobOutcome = { job: string; slot: Date; status: 'ran' | 'failed' | 'skipped' };
+
+/** The latest slot of `cron` at or before `now`. */
+export function latestSlot(cron: string, now: Date): Date {
+  return CronExpressionParser.parse(cron, { currentDate: new Date(now.getTime() + 1), tz: 'UTC' }).prev().toDate();
+}
+
+/**
+ * Runs each job at most once per slot across every node sharing the database: a node runs a slot
+ * only if its insert of the (job, slot) claim row wins. A slot missed while every node was down is
+ * run once, late, when a node next ticks; older missed slots are not replayed (jobs catch up by
+ * working from state, not from slot counts).
+ */
+export class Scheduler {
+  readonly #nodeId = `${hostname()}:${process.pid}`;
+  #timer: NodeJS.Timeout | undefined;
+  #ticking = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly jobs: readonly Job[],
+    private readonly log: FastifyBaseLogger,
+  ) {
+    for (const job of jobs) latestSlot(job.cron, new Date()); // fail at start on a bad expression
+  }
+
+  start(tickMs = 5_000): void {
+    this.#timer = setInterval(() => void this.tick(), tickMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    while (this.#ticking) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  /** Claims and runs the current slot of every job (tests call this with a frozen clock). */
+  async runDue(): Promise<JobOutcome[]> {
+    const outcomes: JobOutcome[] = [];
+    for (const job of this.jobs) outcomes.push(await this.#runSlot(job));
+    return outcomes;
+  }
+
+  /** Claims and runs the current slot of one job, on demand. */
+  async run(name: string): Promise<JobOutcome> {
+    const job = this.jobs.find((j) => j.name === name);
+    if (!job) throw new Error(`Unknown job ${name}`);
+    return this.#runSlot(job);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.#ticking) return;
+    this.#ticking = true;
+    try {
+      await this.runDue();
+    } catch (err) {
+      this.log.error({ err }, 'scheduler tick failed');
+    } finally {
+      this.#ticking = false;
+    }
+  }
+
+  async #runSlot(job: Job): Promise<JobOutcome> {
+    const now = this.clock.now();
+    const slot = latestSlot(job.cron, now);
+    const claimed = await this.db
+      .insertInto('job_runs')
+      .values({ job_name: job.name, slot, node_id: this.#nodeId, started_at: now })
+      .onConflict((oc) => oc.doNothing())
+      .returning('slot')
+      .executeTakeFirst();
+    if (!claimed) return { job: job.name, slot, status: 'skipped' };
+    let error: string | null = null;
+    try {
+      await job.run({ now, slot, log: this.log.child({ job: job.name }) });
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+      this.log.error({ err, job: job.name, slot }, 'job failed');
+    }
+    await this.db
+      .updateTable('job_runs')
+      .set({ finished_at: this.clock.now(), outcome: error ? 'FAILED' : 'SUCCEEDED', error })
+      .where('job_name', '=', job.name)
+      .where('slot', '=', slot)
+      .execute();
+    return { job: job.name, slot, status: error ? 'failed' : 'ran' };
+  }
+}

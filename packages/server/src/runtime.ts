@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type BuildAppOptions } from './app.js';
+import type { Config } from './config.js';
+import { purgeStaleLoginThrottles } from './modules/accounts/service.js';
+import { systemClock, type Clock } from './platform/clock.js';
+import type { AppContext } from './platform/context.js';
+import { openDatabase, type Database, type DatabaseOptions } from './platform/db/database.js';
+import { migrate } from './platform/db/migrator.js';
+import { purgeExpiredIdempotencyRecords } from './platform/http/idempotency.js';
+import { Scheduler, type Job } from './platform/jobs/scheduler.js';
+
+export type Runtime = {
+  ctx: AppContext;
+  app: FastifyInstance;
+  scheduler: Scheduler;
+  close(): Promise<void>;
+};
+
+export function databaseOptionsOf(config: Config): DatabaseOptions {
+  return config.database.kind === 'postgres'
+    ? { kind: 'postgres', url: config.database.url, poolSize: config.database.poolSize }
+    : { kind: 'pglite', dataDir: config.database.dataDir };
+}
+
+/** Every scheduled job of the service (UTC cron). */
+export function jobsOf(ctx: AppContext): Job[] {
+  return [
+    {
+      name: 'idempotency-purge',
+      cron: '0 * * * *',
+      run: async ({ now }) => void (await purgeExpiredIdempotencyRecords(ctx.db, now)),
+    },
+    {
+      name: 'platform-housekeeping',
+      cron: '30 3 * * *',
+      run: async ({ now }) => {
+        await purgeStaleLoginThrottles(ctx, now);
+        await ctx.db.deleteFrom('job_runs').where('started_at', '<', new Date(now.getTime() - 30 * 86_400_000)).execute();
+      },
+    },
+  ];
+}
+
+/** Opens the database, applies migrations and builds the app and scheduler (not yet listening). */
+export async function createRuntime(
+  config: Config,
+  options: BuildAppOptions & { clock?: Clock; database?: Database } = {},
+): Promise<Runtime> {
+  const database = options.database ?? (await openDatabase(databaseOptionsOf(config)));
+  try {
+    await migrate(database);
+    const ctx: AppContext = { config, database, db: database.db, clock: options.clock ?? systemClock };
+    const app = await buildApp(ctx, options);
+    const scheduler = new Scheduler(ctx.db, ctx.clock, jobsOf(ctx), app.log);
+    return {
+      ctx,
+      app,
+      scheduler,
+      async close() {
+        await scheduler.stop();
+        await app.close();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+}
