@@ -19,6 +19,8 @@ import { parseJson, stringifyJson } from './platform/http/json.js';
 import { describeRouteForOpenApi, OPENAPI_DOCUMENT } from './platform/http/openapi.js';
 
 export type BuildAppOptions = {
+  /** Where logs go (default stdout); tests capture them. */
+  logStream?: NodeJS.WritableStream;
   /** Extra routes, registered with the rest (tests use it to exercise platform mechanisms). */
   extraRoutes?: (app: FastifyInstance) => void | Promise<void>;
 };
@@ -30,7 +32,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config, clock } = ctx;
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     // No per-request info log: hot paths (entitlement checks, ingestion) would drown the log.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),

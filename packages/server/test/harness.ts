@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../src/config.js';
+import { createAccount } from '../src/modules/accounts/service.js';
+import { FrozenClock } from '../src/platform/clock.js';
+import { openDatabase, type Database } from '../src/platform/db/database.js';
+import { createRuntime, type Runtime } from '../src/runtime.js';
+
+/**
+ * Test harness: each call gets a fresh database (an in-memory PGlite, or a new schema on the
+ * PostgreSQL named by TEST_DATABASE_URL), the real migrations, and the service listening on a
+ * loopback port. Tests talk to it over HTTP.
+ */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+export const backend = TEST_DATABASE_URL ? 'postgres' : 'pglite';
+
+export type TestService = Runtime & {
+  baseUrl: string;
+  clock: FrozenClock;
+  logs: () => string;
+  http: Http;
+  close(): Promise<void>;
+};
+
+export type StartOptions = {
+  env?: Record<string, string>;
+  now?: string;
+  extraRoutes?: (app: FastifyInstance) => void | Promise<void>;
+};
+
+export async function openTestDatabase(): Promise<{ database: Database; drop(): Promise<void> }> {
+  if (!TEST_DATABASE_URL) return { database: await openDatabase({ kind: 'pglite' }), drop: async () => {} };
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, searchPath: schema, poolSize: 60 });
+  return {
+    database,
+    async drop() {
+      const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await c.connect();
+      await c.query(`drop schema ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+export async function startTestService(options: StartOptions = {}): Promise<TestService> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789',
+    APP_SECRETS_KEY: 'test-secrets-key-0123456789abcdef012345678',
+    LOG_LEVEL: 'info',
+    APP_JOBS_ENABLED: 'false',
+    ...options.env,
+  });
+  const clock = new FrozenClock(options.now ?? '2026-03-10T12:00:00Z');
+  const { database, drop } = await openTestDatabase();
+  const logStream = new PassThrough();
+  let logText = '';
+  logStream.on('data', (chunk: Buffer) => (logText += chunk.toString()));
+  const runtime = await createRuntime(config, {
+    database,
+    clock,
+    logStream,
+    ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
+  });
+  await runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = runtime.app.server.address();
+  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    ...runtime,
+    baseUrl,
+    clock,
+    logs: () => logText,
+    http: new Http(baseUrl),
+    async close() {
+      await runtime.close();
+      await drop();
+    },
+  };
+}
+
+export type HttpResponse = { status: number; headers: Headers; body: any; text: string };
+export type RequestOptions = {
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** Sent as `Authorization: Bearer <auth>`. */
+  auth?: string;
+};
+
+export class Http {
+  constructor(readonly baseUrl: string) {}
+
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.auth) headers.authorization = `Bearer ${options.auth}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(this.baseUrl + path, { method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  }
+
+  get = (path: string, options?: RequestOptions) => this.request('GET', path, options);
+  post = (path: string, options?: RequestOptions) => this.request('POST', path, options);
+  put = (path: string, options?: RequestOptions) => this.request('PUT', path, options);
+  patch = (path: string, options?: RequestOptions) => this.request('PATCH', path, options);
+  delete = (path: string, options?: RequestOptions) => this.request('DELETE', path, options);
+}
+
+let accountCounter = 0;
+
+/** Factory: an account with an admin login and tenant key, plus a logged-in JWT. */
+export async function createTestAccount(service: TestService, overrides: { username?: string; password?: string } = {}) {
+  accountCounter += 1;
+  const username = overrides.username ?? `operator${accountCounter}-${randomBytes(3).toString('hex')}`;
+  const password = overrides.password ?? 'correct horse battery';
+  const { accountId, apiKey } = await createAccount(service.ctx, { accountName: `Account ${accountCounter}`, username, password });
+  const login = await service.http.post('/public/v1/login', { body: { username, password } });
+  if (login.status !== 200) throw new Error(`login failed: ${login.text}`);
+  return { accountId, apiKey, username, password, token: login.body.data.token as string };
+}
