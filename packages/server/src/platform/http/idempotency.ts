@@ -29,7 +29,8 @@ declare module 'fastify' {
  * leaves the key IN_PROGRESS until the purge, so retries get 409 instead of a second execution.
  */
 export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock): void {
-  app.addHook('preHandler', async (request, reply) => {
+  // preValidation, so that validation failures (4xx) are stored and replayed like any other answer.
+  app.addHook('preValidation', async (request, reply) => {
     const key = request.headers[HEADER];
     if (key === undefined || !MUTATING.has(request.method) || !request.principal) return;
     const path = request.url.split('?', 1)[0]!;
