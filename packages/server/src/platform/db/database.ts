@@ -1,8 +1,8 @@
-import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.js';
-import { PGliteDialect } from './pglite-dialect.js';
+import { PGliteDialect, PGLITE_PARSERS } from './pglite-dialect.js';
 import type { DB } from './tables.js';
 
 export type Db = Kysely<DB>;
@@ -70,13 +70,7 @@ function openPostgres(options: { url: string; poolSize?: number; searchPath?: st
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   try {
-    const client = new PGlite(dataDir ? `${dataDir}/pgdata` : undefined, {
-      parsers: {
-        [pgliteTypes.INT8]: identity,
-        [pgliteTypes.DATE]: identity,
-        [pgliteTypes.NUMERIC]: identity,
-      },
-    });
+    const client = new PGlite(dataDir ? `${dataDir}/pgdata` : undefined);
     await client.waitReady;
     const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
     return {
@@ -84,7 +78,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
       db,
       // Acquiring a Kysely connection holds the driver's mutex, so exec runs alone.
       withSession: (fn) =>
-        db.connection().execute(() => fn(async (sql) => (await client.exec(sql)).at(-1)?.rows ?? [])),
+        db.connection().execute(() => fn(async (sql) => (await client.exec(sql, { parsers: PGLITE_PARSERS })).at(-1)?.rows ?? [])),
       async close() {
         try {
           await db.destroy();

@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import { types, type PGlite, type ParserOptions } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -79,11 +79,24 @@ class PGliteDriver implements Driver {
   }
 }
 
+const identity = (value: string) => value;
+
+/**
+ * Result parsers that match node-postgres: int8 and numeric as strings (exact; PGlite would give a
+ * number or bigint), date as 'YYYY-MM-DD' (no local-midnight Date). Passed per query because PGlite
+ * 0.5 does not apply constructor-level parsers.
+ */
+export const PGLITE_PARSERS: ParserOptions = {
+  [types.INT8]: identity,
+  [types.NUMERIC]: identity,
+  [types.DATE]: identity,
+};
+
 class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pg: PGlite) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pg.query<R>(query.sql, query.parameters as unknown[]);
+    const result = await this.pg.query<R>(query.sql, query.parameters as unknown[], { parsers: PGLITE_PARSERS });
     const affected = result.affectedRows;
     return {
       rows: result.rows,
