@@ -22,7 +22,7 @@ export type BuildAppOptions = {
   /** Where logs go (default stdout); tests capture them. */
   logStream?: NodeJS.WritableStream;
   /** Extra routes, registered with the rest (tests use it to exercise platform mechanisms). */
-  extraRoutes?: (app: FastifyInstance) => void | Promise<void>;
+  extraRoutes?: (app: FastifyInstance) => unknown;
 };
 
 /** Largest accepted request body (1 MiB): larger bodies get 413 payload_too_large. */
@@ -79,6 +79,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   app.get('/swagger-ui.html', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/swagger-ui/'));
   await app.register(healthRoutes(ctx));
   await app.register(accountRoutes(ctx));
-  if (options.extraRoutes) await app.register(async (scope) => options.extraRoutes!(scope));
+  if (options.extraRoutes) await app.register(async (scope) => void (await options.extraRoutes!(scope)));
   return app;
 }

@@ -74,23 +74,20 @@ export class ConfigError extends Error {
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  const present = (name: string) => (env[name] ?? '').trim() !== '';
+  if (present('DATABASE_URL')) {
+    for (const name of ['JWT_SECRET', 'APP_SECRETS_KEY']) {
+      if (!present(name)) problems.push(`${name}: required when DATABASE_URL is set`);
+    }
   }
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
-  const problems: string[] = [];
   const warnings: string[] = [];
   const dataDir = resolve(e.DATA_DIR);
-  let jwtSecret = e.JWT_SECRET;
-  let secretsKey = e.APP_SECRETS_KEY;
-  if (e.DATABASE_URL) {
-    if (!jwtSecret) problems.push('JWT_SECRET: required when DATABASE_URL is set');
-    if (!secretsKey) problems.push('APP_SECRETS_KEY: required when DATABASE_URL is set');
-  } else {
-    jwtSecret ??= persistedSecret(dataDir, 'jwt-secret', 'JWT_SECRET', warnings);
-    secretsKey ??= persistedSecret(dataDir, 'secrets-key', 'APP_SECRETS_KEY', warnings);
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
+  // Only reached without DATABASE_URL when a secret is missing: the embedded install keeps its own.
+  const jwtSecret = e.JWT_SECRET ?? persistedSecret(dataDir, 'jwt-secret', 'JWT_SECRET', warnings);
+  const secretsKey = e.APP_SECRETS_KEY ?? persistedSecret(dataDir, 'secrets-key', 'APP_SECRETS_KEY', warnings);
 
   return Object.freeze({
     env: e.NODE_ENV,
@@ -100,8 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database: e.DATABASE_URL
       ? { kind: 'postgres' as const, url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
       : { kind: 'pglite' as const, dataDir },
-    jwtSecret: jwtSecret!,
-    secretsKey: secretsKey!,
+    jwtSecret,
+    secretsKey,
     modules: { monetization: e.APP_MODULES_MONETIZATION_ENABLED, build: e.APP_MODULES_BUILD_ENABLED },
     mcpAdminToolsEnabled: e.APP_MCP_ADMIN_TOOLS_ENABLED,
     apiKeyEnvironment: e.APP_API_KEY_ENVIRONMENT,

@@ -27,7 +27,7 @@ export type TestService = Runtime & {
 export type StartOptions = {
   env?: Record<string, string>;
   now?: string;
-  extraRoutes?: (app: FastifyInstance) => void | Promise<void>;
+  extraRoutes?: (app: FastifyInstance) => unknown;
 };
 
 export async function openTestDatabase(): Promise<{ database: Database; drop(): Promise<void> }> {

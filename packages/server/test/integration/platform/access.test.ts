@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ok } from '../../../src/platform/http/envelope.js';
 import { principalOf } from '../../../src/platform/http/principal.js';
@@ -8,7 +9,7 @@ import { generateKey, hashKey, keyHint } from '../../../src/platform/security/ap
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
 
 const routes: FastifyPluginAsyncZod = async (app) => {
-  const whoami = async (request: Parameters<Parameters<typeof app.get>[1]>[0]) => ok(principalOf(request));
+  const whoami = async (request: FastifyRequest) => ok(principalOf(request));
   app.get('/api/v1/client/test/read', { config: { customerKey: 'read' } }, whoami);
   app.post('/api/v1/client/test/buy', { config: { customerKey: 'purchase' } }, whoami);
   app.get('/api/v1/client/test/tenant-only', whoami);

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from './config.js';
+
+test('when DATABASE_URL is set without secrets and PORT is wrong then loading fails listing every problem', () => {
+  assert.throws(
+    () => loadConfig({ DATABASE_URL: 'postgres://x@localhost/db', PORT: 'eighty' }),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.equal(err.problems.length, 3);
+      assert.match(err.problems[0]!, /^PORT: /);
+      assert.deepEqual(err.problems.slice(1), [
+        'JWT_SECRET: required when DATABASE_URL is set',
+        'APP_SECRETS_KEY: required when DATABASE_URL is set',
+      ]);
+      return true;
+    },
+  );
+});
+
+test('when the embedded database is used without secrets then they are generated once and kept in DATA_DIR', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tally-config-'));
+  const first = loadConfig({ DATA_DIR: dir });
+  assert.equal(first.warnings.length, 2);
+  assert.equal(readFileSync(join(dir, 'jwt-secret'), 'utf8'), first.jwtSecret);
+  const second = loadConfig({ DATA_DIR: dir });
+  assert.equal(second.jwtSecret, first.jwtSecret);
+  assert.equal(second.secretsKey, first.secretsKey);
+  assert.equal(second.warnings.length, 0);
+});
+
+test('when nothing is set then the documented defaults apply', () => {
+  const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'tally-config-')) });
+  assert.equal(config.port, 8080);
+  assert.equal(config.host, '0.0.0.0');
+  assert.deepEqual(config.modules, { monetization: true, build: true });
+  assert.equal(config.mcpAdminToolsEnabled, false);
+  assert.deepEqual(config.devSeed, { username: 'admin', password: 'admin', apiKey: 'sk_test_00000000000000000000000000000000' });
+  assert.equal(config.database.kind, 'pglite');
+});
+
+test('when a flag is not a boolean then it is reported by name', () => {
+  assert.throws(() => loadConfig({ APP_MODULES_BUILD_ENABLED: 'maybe', DATA_DIR: tmpdir() }), /APP_MODULES_BUILD_ENABLED/);
+});

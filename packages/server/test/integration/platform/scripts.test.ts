@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { openDatabase } from '../../../src/platform/db/database.js';
+import { hashKey } from '../../../src/platform/security/api-keys.js';
+
+const SERVER_DIR = new URL('../../../', import.meta.url).pathname;
+
+function runScript(script: string, args: string[], env: Record<string, string>) {
+  return spawnSync(process.execPath, ['--import', 'tsx', `src/scripts/${script}.ts`, ...args], {
+    cwd: SERVER_DIR,
+    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', NODE_ENV: 'development', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
+async function keyExists(dataDir: string, key: string) {
+  const database = await openDatabase({ kind: 'pglite', dataDir });
+  try {
+    const row = await database.db.selectFrom('api_keys').select('kind').where('key_hash', '=', hashKey(key)).executeTakeFirst();
+    return row?.kind;
+  } finally {
+    await database.close();
+  }
+}
+
+describe('operator scripts (embedded database)', () => {
+  test('when bootstrap runs then it creates the account and prints its tenant key once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tally-bootstrap-'));
+    const run = runScript('bootstrap', ['--username', 'ops', '--password', 'long enough pw', '--account-name', 'Acme'], { DATA_DIR: dir });
+    assert.equal(run.status, 0, run.stderr);
+    const key = /Tenant API key \(shown once, store it now\): (sk_test_[0-9a-f]{32})/.exec(run.stdout)?.[1];
+    assert.ok(key, run.stdout);
+    assert.equal(await keyExists(dir, key), 'TENANT');
+    const again = runScript('bootstrap', ['--username', 'OPS', '--password', 'long enough pw'], { DATA_DIR: dir });
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /already exists/);
+  });
+
+  test('when bootstrap lacks arguments then it says which and exits 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tally-bootstrap-'));
+    const run = runScript('bootstrap', ['--password', 'short'], { DATA_DIR: dir });
+    assert.equal(run.status, 2);
+    assert.match(run.stderr, /--username is required/);
+    assert.match(run.stderr, /--password must be at least 8 characters/);
+  });
+
+  test('when seed runs on an empty database then the dev account exists with the configured key, and a rerun changes nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tally-seed-'));
+    const key = 'sk_test_0123456789abcdef0123456789abcdef';
+    const run = runScript('seed', [], { DATA_DIR: dir, DEV_SEED_API_KEY: key });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /username 'admin'/);
+    assert.equal(await keyExists(dir, key), 'TENANT');
+    const again = runScript('seed', [], { DATA_DIR: dir });
+    assert.equal(again.status, 0);
+    assert.match(again.stdout, /already has an account/);
+  });
+});
