@@ -1,0 +1,97 @@
+/**
+ * Server benchmarks on PostgreSQL, 50 connections. Each scenario is reported against a baseline
+ * measured in the same run (ratios, because machines are noisy):
+ *   - pk-select: tenant-key auth + one primary-key SELECT (the baseline for read routes)
+ *   - insert: tenant-key auth + one single-row INSERT (the baseline for write routes)
+ *   - healthz: no auth, no database (the ceiling of the HTTP stack)
+ *   - idempotent-insert: the insert route with a unique Idempotency-Key per request
+ * BENCH_DATABASE_URL (default: TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test),
+ * BENCH_SECONDS (default 5).
+ */
+import { fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+
+const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const connections = 50;
+
+type Ready = { port: number; apiKey: string };
+const server = fork(new URL('./server.ts', import.meta.url).pathname, [], {
+  execArgv: ['--import', 'tsx'],
+  env: { ...process.env, BENCH_DATABASE_URL: url, NODE_ENV: 'production' },
+});
+const ready = await new Promise<Ready>((resolve, reject) => {
+  server.once('message', (m) => resolve(m as Ready));
+  server.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+});
+const base = `http://127.0.0.1:${ready.port}`;
+
+type Scenario = { name: string; method: 'GET' | 'POST'; path: string; body?: () => string; headers?: () => Record<string, string> };
+type Result = { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number };
+
+async function measure(s: Scenario): Promise<Result> {
+  const result = await autocannon({
+    url: base + s.path,
+    method: s.method,
+    connections,
+    duration: seconds,
+    headers: { 'x-api-key': ready.apiKey, 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (req: any) => ({
+          ...req,
+          ...(s.body ? { body: s.body() } : {}),
+          headers: { ...req.headers, ...(s.headers ? s.headers() : {}) },
+        }),
+      },
+    ],
+  });
+  return {
+    name: s.name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+function print(rows: { r: Result; baseline?: Result; target?: string }[]) {
+  console.log(`\nserver benchmarks: PostgreSQL, ${connections} connections, ${seconds}s each`);
+  console.log('scenario'.padEnd(22), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'errors'.padStart(7), 'vs baseline'.padStart(24), '  target');
+  for (const { r, baseline, target } of rows) {
+    const ratio = baseline ? `${(r.rps / baseline.rps).toFixed(2)}x of ${baseline.name}` : '(baseline)';
+    console.log(
+      r.name.padEnd(22),
+      r.rps.toFixed(0).padStart(9),
+      String(r.p50).padStart(8),
+      String(r.p99).padStart(8),
+      String(r.errors + r.non2xx).padStart(7),
+      ratio.padStart(24),
+      ` ${target ?? ''}`,
+    );
+  }
+}
+
+try {
+  await measure({ name: 'warmup', method: 'GET', path: '/api/v1/client/bench/pk' });
+  const pk = await measure({ name: 'pk-select', method: 'GET', path: '/api/v1/client/bench/pk' });
+  const insert = await measure({ name: 'insert', method: 'POST', path: '/api/v1/client/bench/insert', body: () => '{}' });
+  const health = await measure({ name: 'healthz', method: 'GET', path: '/healthz' });
+  const idem = await measure({
+    name: 'idempotent-insert',
+    method: 'POST',
+    path: '/api/v1/client/bench/insert',
+    body: () => '{}',
+    headers: () => ({ 'idempotency-key': randomUUID() }),
+  });
+  print([
+    { r: pk },
+    { r: insert },
+    { r: health, baseline: pk },
+    { r: idem, baseline: insert, target: 'informational: cost of Idempotency-Key' },
+  ]);
+} finally {
+  server.send('stop');
+}
