@@ -63,7 +63,12 @@ function openPostgres(options: { url: string; poolSize?: number; searchPath?: st
         client.release();
       }
     },
-    close: () => db.destroy(),
+    async close() {
+      // Kysely's destroy is a no-op when it never ran a query itself (the migrator uses the pool
+      // directly), so end the pool explicitly.
+      await db.destroy();
+      if (!pool.ended) await pool.end();
+    },
   };
 }
 
