@@ -10,7 +10,11 @@ import {
 import { randomUUID } from 'node:crypto';
 import { accountRoutes } from './modules/accounts/routes.js';
 import * as accounts from './modules/accounts/service.js';
+import { billingAdminRoutes, billingClientRoutes } from './modules/billing/routes.js';
+import { catalogAdminRoutes, catalogClientRoutes } from './modules/catalog/routes.js';
+import { customerAdminRoutes, customerClientRoutes } from './modules/customers/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
+import { usageAdminRoutes, usageClientRoutes } from './modules/usage/routes.js';
 import type { AppContext } from './platform/context.js';
 import { registerAuth } from './platform/http/auth.js';
 import { registerErrorHandling } from './platform/http/error-handler.js';
@@ -79,6 +83,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   app.get('/swagger-ui.html', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/swagger-ui/'));
   await app.register(healthRoutes(ctx));
   await app.register(accountRoutes(ctx));
+  // Monetization module (its switch answers module_disabled by path prefix in the auth hook).
+  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes]) {
+    await app.register(routes(ctx));
+  }
   if (options.extraRoutes) await app.register(async (scope) => void (await options.extraRoutes!(scope)));
   return app;
 }

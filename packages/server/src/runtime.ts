@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildAppOptions } from './app.js';
 import type { Config } from './config.js';
 import { purgeStaleLoginThrottles } from './modules/accounts/service.js';
+import { billingJobs } from './modules/billing/cycle.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppContext } from './platform/context.js';
 import { openDatabase, type Database, type DatabaseOptions } from './platform/db/database.js';
@@ -25,6 +26,7 @@ export function databaseOptionsOf(config: Config): DatabaseOptions {
 /** Every scheduled job of the service (UTC cron). */
 export function jobsOf(ctx: AppContext): Job[] {
   return [
+    ...(ctx.config.modules.monetization ? billingJobs(ctx) : []),
     {
       name: 'idempotency-purge',
       cron: '0 * * * *',

@@ -68,7 +68,173 @@ export interface SchemaMigrationsTable {
   applied_at: CreatedAt;
 }
 
+type Json = ColumnType<Record<string, unknown>, Record<string, unknown> | string | undefined, Record<string, unknown> | string>;
+/** NUMERIC: read as an exact string; written from a Decimal's string form. */
+type Numeric = ColumnType<string, string, string>;
+
+export interface FeaturesTable {
+  id: string;
+  account_id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  feature_type: string;
+  is_enabled: boolean;
+  metadata: Json;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface PlansTable {
+  id: string;
+  account_id: string;
+  key: string;
+  name: string | null;
+  description: string | null;
+  price_amount: Numeric | null;
+  currency: string;
+  interval_months: number | null;
+  billing_timing: 'IN_ADVANCE' | 'IN_ARREARS';
+  status: 'DRAFT' | 'ACTIVE' | 'ARCHIVED';
+  metadata: Json;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface PlanFeatureRulesTable {
+  id: string;
+  account_id: string;
+  plan_id: string;
+  feature_id: string;
+  type: 'BASE';
+  is_enabled: boolean;
+  value: Json;
+  credit_model_id: string | null;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface CustomersTable {
+  id: string;
+  account_id: string;
+  customer_reference_id: string;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  phone_number: string | null;
+  address: string | null;
+  source: 'MANUAL' | 'EVENT_AUTO_CREATED' | 'AGENT_SIGNUP' | 'STRIPE_IMPORTED';
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface SubscriptionsTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  plan_id: string;
+  is_active: boolean;
+  entitlements_revoked: Generated<boolean>;
+  grace_period_days: number;
+  current_period_start: Date;
+  current_period_end: Date;
+  billing_anchor_day: number;
+  cancel_mode: 'END_OF_PERIOD' | 'IMMEDIATE' | null;
+  cancel_effective_at: Date | null;
+  cancelled_at: Date | null;
+  ended_at: Date | null;
+  metadata: Json;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface ScheduledPlanChangesTable {
+  id: string;
+  account_id: string;
+  subscription_id: string;
+  type: 'UPGRADE' | 'DOWNGRADE';
+  from_plan_id: string;
+  to_plan_id: string;
+  status: 'PENDING' | 'COMPLETED' | 'CANCELLED' | 'FAILED';
+  effective_at: Date;
+  created_at: Date;
+}
+
+export type InvoiceStatus = 'PENDING' | 'DUE' | 'PAID' | 'PAST_DUE' | 'VOID' | 'CANCELLED' | 'CANCELLED_PROCESSED';
+export type InvoiceType = 'IN_ADVANCE_INITIAL' | 'REGULAR' | 'ADJUSTMENT' | 'CREDIT';
+
+export interface InvoicesTable {
+  id: string;
+  account_id: string;
+  subscription_id: string;
+  customer_id: string;
+  status: InvoiceStatus;
+  type: InvoiceType;
+  amount: Numeric;
+  currency: string;
+  due_date: Date;
+  period_start: Date;
+  period_end: Date;
+  paid_at: Date | null;
+  metadata: Json;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface InvoiceItemsTable {
+  id: string;
+  account_id: string;
+  invoice_id: string;
+  feature_id: string | null;
+  charge_amount: Numeric;
+  description: string;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface UsageEventsTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  feature_id: string;
+  subscription_id: string | null;
+  event_type: 'CLIENT_TRACKED' | 'ENTITLEMENT_CHECKED';
+  event_name: string;
+  event_idempotency_key: string;
+  usage_units: Numeric;
+  revenue_amount: Numeric;
+  cost_amount: Numeric | null;
+  model: string | null;
+  model_provider: string | null;
+  input_tokens: ColumnType<string | null, number | null, number | null>;
+  output_tokens: ColumnType<string | null, number | null, number | null>;
+  flow_id: string | null;
+  occurred_at: Date;
+  ingested_at: Date;
+  context: Json;
+  meta: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+}
+
+export interface UsageCountersTable {
+  account_id: string;
+  subscription_id: string;
+  feature_id: string;
+  period_start: Date;
+  used: Numeric;
+  revenue: Numeric;
+}
+
 export interface DB {
+  features: FeaturesTable;
+  plans: PlansTable;
+  plan_feature_rules: PlanFeatureRulesTable;
+  customers: CustomersTable;
+  subscriptions: SubscriptionsTable;
+  scheduled_plan_changes: ScheduledPlanChangesTable;
+  invoices: InvoicesTable;
+  invoice_items: InvoiceItemsTable;
+  usage_events: UsageEventsTable;
+  usage_counters: UsageCountersTable;
   accounts: AccountsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;

@@ -1,0 +1,109 @@
+import type { Tx } from '../../platform/db/database.js';
+import type { InvoiceStatus, InvoiceType } from '../../platform/db/tables.js';
+import { newId } from '../../platform/ids.js';
+import { dec, roundMoney, type Decimal } from '../../platform/money.js';
+import type { PlanRow } from '../catalog/repo.js';
+import { computeGraduatedCost, fromStoredRuleValue } from '../catalog/rule-value.js';
+import * as catalogRepo from '../catalog/repo.js';
+import * as repo from './repo.js';
+
+export type InvoiceLine = { description: string; amount: Decimal; featureId?: string | null };
+
+export type RaiseInvoiceInput = {
+  subscription: repo.SubscriptionRow;
+  type: InvoiceType;
+  status: InvoiceStatus;
+  currency: string;
+  dueDate: Date;
+  period: { start: Date; end: Date };
+  lines: InvoiceLine[];
+  now: Date;
+};
+
+/**
+ * Writes an invoice and its lines. Each line is rounded to 2 dp (HALF_UP) and the amount is the sum
+ * of the rounded lines, so the total always equals what the lines show. A DUE invoice for zero is
+ * settled at once.
+ */
+export async function raiseInvoice(tx: Tx, input: RaiseInvoiceInput) {
+  const lines = input.lines.map((l) => ({ ...l, amount: roundMoney(l.amount) }));
+  const amount = lines.reduce((sum, l) => sum.plus(l.amount), dec(0));
+  const settledAtOnce = input.status === 'DUE' && amount.isZero();
+  const invoice = await repo.insertInvoice(tx, {
+    id: newId(),
+    account_id: input.subscription.account_id,
+    subscription_id: input.subscription.id,
+    customer_id: input.subscription.customer_id,
+    status: settledAtOnce ? 'PAID' : input.status,
+    type: input.type,
+    amount: amount.toFixed(2),
+    currency: input.currency,
+    due_date: input.dueDate,
+    period_start: input.period.start,
+    period_end: input.period.end,
+    paid_at: settledAtOnce || input.status === 'PAID' ? input.now : null,
+    metadata: {},
+    created_at: input.now,
+    modified_at: input.now,
+  });
+  const items = lines.map((l) => ({
+    id: newId(),
+    account_id: invoice.account_id,
+    invoice_id: invoice.id,
+    feature_id: l.featureId ?? null,
+    charge_amount: l.amount.toFixed(2),
+    description: l.description,
+    created_at: input.now,
+    modified_at: input.now,
+  }));
+  await repo.insertInvoiceItems(tx, items);
+  return { invoice, items };
+}
+
+/** Finalises a PENDING (in-arrears) invoice: adds its lines and makes it DUE for their total. */
+export async function finaliseInvoice(tx: Tx, invoice: repo.InvoiceRow, lines: InvoiceLine[], now: Date) {
+  const rounded = lines.map((l) => ({ ...l, amount: roundMoney(l.amount) }));
+  const amount = rounded.reduce((sum, l) => sum.plus(l.amount), dec(invoice.amount));
+  await repo.insertInvoiceItems(
+    tx,
+    rounded.map((l) => ({
+      id: newId(),
+      account_id: invoice.account_id,
+      invoice_id: invoice.id,
+      feature_id: l.featureId ?? null,
+      charge_amount: l.amount.toFixed(2),
+      description: l.description,
+      created_at: now,
+      modified_at: now,
+    })),
+  );
+  const settled = amount.isZero();
+  return repo.updateInvoice(tx, { ...invoice, amount: amount.toFixed(2), status: settled ? 'PAID' : 'DUE', paid_at: settled ? now : null, modified_at: now });
+}
+
+export function basePriceLine(plan: PlanRow): InvoiceLine {
+  return { description: `Plan base price: ${plan.name ?? plan.key}`, amount: dec(plan.price_amount ?? '0') };
+}
+
+/**
+ * Usage lines of one closed period, from the counters kept at ingestion. Simple usage bills the
+ * period's summed revenue; graduated pricing applies the tier formula to the period's total units.
+ */
+export async function usageLines(tx: Tx, subscription: repo.SubscriptionRow, periodStart: Date): Promise<InvoiceLine[]> {
+  const counters = await repo.lockPeriodCounters(tx, subscription.account_id, subscription.id, periodStart);
+  const lines: InvoiceLine[] = [];
+  for (const c of counters) {
+    const used = dec(c.used);
+    if (used.isZero()) continue;
+    const rule = await catalogRepo.findRule(tx, subscription.account_id, subscription.plan_id, c.feature_id);
+    const pricing = rule ? fromStoredRuleValue(rule.value).pricing : null;
+    const graduated = pricing?.model === 'graduated' && pricing.tiers;
+    const amount = graduated ? computeGraduatedCost(pricing.tiers!, used) : dec(c.revenue);
+    lines.push({
+      description: `Usage for ${c.feature_key}: ${used.toFixed()} units (Model: ${pricing?.model ?? 'usage'})`,
+      amount,
+      featureId: c.feature_id,
+    });
+  }
+  return lines;
+}

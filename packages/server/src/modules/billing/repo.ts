@@ -1,0 +1,170 @@
+import { sql, type Selectable } from 'kysely';
+import type { Executor } from '../../platform/db/database.js';
+import type { InvoiceItemsTable, InvoicesTable, ScheduledPlanChangesTable, SubscriptionsTable } from '../../platform/db/tables.js';
+import { stringifyJson } from '../../platform/http/json.js';
+
+export type SubscriptionRow = Selectable<SubscriptionsTable>;
+export type InvoiceRow = Selectable<InvoicesTable>;
+export type InvoiceItemRow = Selectable<InvoiceItemsTable>;
+export type PlanChangeRow = Selectable<ScheduledPlanChangesTable>;
+
+export const findSubscription = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+
+export const lockSubscription = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+
+export const listCustomerSubscriptions = (db: Executor, accountId: string, customerId: string) =>
+  db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).where('customer_id', '=', customerId).orderBy('created_at').execute();
+
+export const listAccountSubscriptions = (db: Executor, accountId: string) =>
+  db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
+
+export const insertSubscription = (db: Executor, row: SubscriptionRow) =>
+  db.insertInto('subscriptions').values({ ...row, metadata: stringifyJson(row.metadata) }).returningAll().executeTakeFirstOrThrow();
+
+export const updateSubscription = (db: Executor, row: SubscriptionRow) =>
+  db
+    .updateTable('subscriptions')
+    .set({ ...row, metadata: stringifyJson(row.metadata) })
+    .where('account_id', '=', row.account_id)
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+/** An inactive, never-paid subscription of this customer and plan whose initial invoice is still DUE. */
+export const findPendingInitial = (db: Executor, accountId: string, customerId: string, planId: string) =>
+  db
+    .selectFrom('subscriptions')
+    .innerJoin('invoices', (j) => j.onRef('invoices.subscription_id', '=', 'subscriptions.id').onRef('invoices.account_id', '=', 'subscriptions.account_id'))
+    .selectAll('subscriptions')
+    .where('subscriptions.account_id', '=', accountId)
+    .where('subscriptions.customer_id', '=', customerId)
+    .where('subscriptions.plan_id', '=', planId)
+    .where('subscriptions.is_active', '=', false)
+    .where('subscriptions.cancelled_at', 'is', null)
+    .where('invoices.type', '=', 'IN_ADVANCE_INITIAL')
+    .where('invoices.status', '=', 'DUE')
+    .executeTakeFirst();
+
+export const insertInvoice = (db: Executor, row: InvoiceRow) =>
+  db.insertInto('invoices').values({ ...row, metadata: stringifyJson(row.metadata) }).returningAll().executeTakeFirstOrThrow();
+
+export const insertInvoiceItems = async (db: Executor, rows: InvoiceItemRow[]) => {
+  if (rows.length > 0) await db.insertInto('invoice_items').values(rows).execute();
+};
+
+export const findInvoice = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('invoices').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+
+export const lockInvoice = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('invoices').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+
+export const updateInvoice = (db: Executor, row: InvoiceRow) =>
+  db
+    .updateTable('invoices')
+    .set({ ...row, metadata: stringifyJson(row.metadata) })
+    .where('account_id', '=', row.account_id)
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export const listInvoiceItems = (db: Executor, accountId: string, invoiceIds: string[]) =>
+  invoiceIds.length === 0
+    ? Promise.resolve([] as InvoiceItemRow[])
+    : db.selectFrom('invoice_items').selectAll().where('account_id', '=', accountId).where('invoice_id', 'in', invoiceIds).orderBy('created_at').orderBy('id').execute();
+
+export function listInvoices(
+  db: Executor,
+  accountId: string,
+  filter: { customerId?: string; subscriptionId?: string; statuses?: InvoiceRow['status'][]; limit?: number; offset?: number },
+) {
+  let q = db.selectFrom('invoices').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc');
+  if (filter.customerId) q = q.where('customer_id', '=', filter.customerId);
+  if (filter.subscriptionId) q = q.where('subscription_id', '=', filter.subscriptionId);
+  if (filter.statuses) q = q.where('status', 'in', filter.statuses);
+  if (filter.limit !== undefined) q = q.limit(filter.limit).offset(filter.offset ?? 0);
+  return q.execute();
+}
+
+export async function countInvoices(db: Executor, accountId: string, customerId: string): Promise<number> {
+  const r = await db.selectFrom('invoices').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).where('customer_id', '=', customerId).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function hasPastDue(db: Executor, accountId: string, subscriptionId: string): Promise<boolean> {
+  const row = await db.selectFrom('invoices').select('id').where('account_id', '=', accountId).where('subscription_id', '=', subscriptionId).where('status', '=', 'PAST_DUE').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Open (DUE or PENDING) invoices of a subscription, locked. */
+export const lockOpenInvoices = (db: Executor, accountId: string, subscriptionId: string) =>
+  db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', 'in', ['DUE', 'PENDING'])
+    .forUpdate()
+    .execute();
+
+export const findPendingChange = (db: Executor, accountId: string, subscriptionId: string) =>
+  db.selectFrom('scheduled_plan_changes').selectAll().where('account_id', '=', accountId).where('subscription_id', '=', subscriptionId).where('status', '=', 'PENDING').executeTakeFirst();
+
+export const insertPlanChange = (db: Executor, row: PlanChangeRow) => db.insertInto('scheduled_plan_changes').values(row).returningAll().executeTakeFirstOrThrow();
+
+export const setPlanChangeStatus = (db: Executor, accountId: string, id: string, status: PlanChangeRow['status']) =>
+  db.updateTable('scheduled_plan_changes').set({ status }).where('account_id', '=', accountId).where('id', '=', id).execute();
+
+export const cancelPendingChanges = (db: Executor, accountId: string, subscriptionId: string) =>
+  db
+    .updateTable('scheduled_plan_changes')
+    .set({ status: 'CANCELLED' })
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'PENDING')
+    .executeTakeFirst();
+
+/** Usage and revenue per feature for one subscription period, locked so late events serialise with the close. */
+export const lockPeriodCounters = (db: Executor, accountId: string, subscriptionId: string, periodStart: Date) =>
+  db
+    .selectFrom('usage_counters')
+    .innerJoin('features', (j) => j.onRef('features.id', '=', 'usage_counters.feature_id').onRef('features.account_id', '=', 'usage_counters.account_id'))
+    .select(['usage_counters.feature_id', 'features.key as feature_key', 'usage_counters.used', 'usage_counters.revenue'])
+    .where('usage_counters.account_id', '=', accountId)
+    .where('usage_counters.subscription_id', '=', subscriptionId)
+    .where('usage_counters.period_start', '=', periodStart)
+    .orderBy('features.key')
+    .forUpdate('usage_counters')
+    .execute();
+
+// Cross-account scans for the jobs: each returns ids only; the work re-locks each row.
+
+export const dueDowngrades = (db: Executor, now: Date) =>
+  db.selectFrom('scheduled_plan_changes').select(['account_id', 'id', 'subscription_id']).where('status', '=', 'PENDING').where('effective_at', '<=', now).limit(500).execute();
+
+export const dueCancellations = (db: Executor, now: Date) =>
+  db.selectFrom('subscriptions').select(['account_id', 'id']).where('is_active', '=', true).where('cancel_effective_at', '<=', now).limit(500).execute();
+
+export const dueRollovers = (db: Executor, now: Date) =>
+  db
+    .selectFrom('subscriptions')
+    .select(['account_id', 'id'])
+    .where('is_active', '=', true)
+    .where('current_period_end', '<=', now)
+    .where((eb) => eb.or([eb('cancel_effective_at', 'is', null), eb('cancel_effective_at', '>', eb.ref('current_period_end'))]))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('invoices').select(sql`1`.as('x')).whereRef('invoices.subscription_id', '=', 'subscriptions.id').where('invoices.status', '=', 'PAST_DUE'))),
+    )
+    .limit(500)
+    .execute();
+
+export const overdueInvoices = (db: Executor, now: Date) =>
+  db
+    .selectFrom('invoices')
+    .innerJoin('subscriptions', 'subscriptions.id', 'invoices.subscription_id')
+    .select(['invoices.account_id', 'invoices.id'])
+    .where('invoices.status', '=', 'DUE')
+    .where(sql<boolean>`invoices.due_date + make_interval(days => subscriptions.grace_period_days) < ${now}`)
+    .limit(500)
+    .execute();

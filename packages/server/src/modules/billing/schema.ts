@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { decimalOutput } from '../../platform/http/decimal-schema.js';
+
+export const SubscribeRequestSchema = z.object({
+  customerReferenceId: z.string().min(1).max(255).optional(),
+  planId: z.string().min(1).max(255).optional().describe('Plan uuid, or the plan key'),
+  planKey: z.string().min(1).max(255).optional(),
+  paymentMethodId: z.string().min(1).max(255).optional(),
+  gracePeriod: z.number().int().min(0).max(365).optional(),
+});
+
+export const InvoiceSchema = z
+  .object({
+    id: z.uuid(),
+    status: z.string(),
+    type: z.string(),
+    amount: decimalOutput,
+    currency: z.string(),
+    dueDate: z.date(),
+    subscriptionId: z.uuid(),
+    periodStart: z.date(),
+    periodEnd: z.date(),
+    paidAt: z.date().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    createdAt: z.date(),
+    modifiedAt: z.date(),
+    items: z
+      .array(z.object({ id: z.uuid(), invoiceId: z.uuid(), chargeAmount: decimalOutput, description: z.string(), createdAt: z.date(), modifiedAt: z.date() }))
+      .optional(),
+  })
+  .meta({ id: 'Invoice' });
+
+export const SubscriptionSchema = z
+  .object({
+    id: z.uuid(),
+    isActive: z.boolean(),
+    status: z.enum(['PENDING_PAYMENT', 'ACTIVE', 'CANCEL_SCHEDULED', 'CANCELLED']),
+    intervalMonths: z.number().int().nullable(),
+    customer: z.record(z.string(), z.unknown()),
+    customerReferenceId: z.string(),
+    plan: z.record(z.string(), z.unknown()).nullable(),
+    gracePeriodDays: z.number().int(),
+    currentPeriodStart: z.date(),
+    currentPeriodEnd: z.date(),
+    billingAnchorDay: z.number().int(),
+    cancelMode: z.string().nullable(),
+    cancelEffectiveAt: z.date().nullable(),
+    cancelledAt: z.date().nullable(),
+    scheduledChange: z.record(z.string(), z.unknown()).nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'Subscription' });
+
+export const SubscribeResultSchema = z.object({
+  subscription: SubscriptionSchema.nullable(),
+  invoice: InvoiceSchema.nullable(),
+  checkoutUrl: z.string().nullable(),
+  checkoutSessionId: z.string().nullable(),
+});
+
+export const CancelQuerySchema = z.object({
+  cancelMode: z.enum(['END_OF_PERIOD', 'IMMEDIATE']).default('END_OF_PERIOD'),
+});
+
+export const PlanChangeRequestSchema = z.object({
+  changeToPlanId: z.uuid(),
+  changeType: z.enum(['UPGRADE', 'DOWNGRADE']),
+});
+
+export const SubscriptionIdParams = z.object({ subscriptionId: z.uuid() });
+export const InvoiceIdParams = z.object({ invoiceId: z.uuid() });
+
+export type SubscribeRequest = z.output<typeof SubscribeRequestSchema>;

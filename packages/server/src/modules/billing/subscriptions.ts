@@ -1,0 +1,249 @@
+import type { AppContext } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/database.js';
+import { withTransaction } from '../../platform/db/transaction.js';
+import { AppError, invalid, notFound } from '../../platform/errors/app-error.js';
+import type { Principal } from '../../platform/http/principal.js';
+import { isUuid, newId } from '../../platform/ids.js';
+import { dec } from '../../platform/money.js';
+import * as catalogRepo from '../catalog/repo.js';
+import type { PlanRow } from '../catalog/repo.js';
+import { resolveCallerCustomer } from '../customers/service.js';
+import { basePriceLine, raiseInvoice } from './invoicing.js';
+import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
+import { computeCancellationCredit, computeInitialPeriod, computeUpgradeProration } from './periods.js';
+import * as repo from './repo.js';
+import type { SubscribeRequest } from './schema.js';
+import { toInvoiceViews, toSubscriptionView } from './views.js';
+
+const DEFAULT_GRACE_DAYS = 3;
+
+async function findPlanByIdOrKey(tx: Tx, accountId: string, idOrKey: string) {
+  const plan = isUuid(idOrKey) ? await catalogRepo.findPlan(tx, accountId, idOrKey) : await catalogRepo.findPlanByKey(tx, accountId, idOrKey);
+  if (!plan) throw notFound(`Plan not found: ${idOrKey}`);
+  return plan;
+}
+
+function requireActivePlan(plan: PlanRow) {
+  if (plan.status !== 'ACTIVE') {
+    throw invalid(`Cannot subscribe to plan: status is ${plan.status}, only ACTIVE plans accept subscriptions`);
+  }
+}
+
+/**
+ * Subscribes a customer. A free plan or an in-arrears plan is active at once; a paid in-advance
+ * plan waits for its DUE initial invoice to be paid. Retrying while that invoice is still DUE
+ * returns the same subscription and invoice.
+ */
+export async function subscribe(ctx: AppContext, principal: Principal, input: SubscribeRequest) {
+  const planRef = input.planId ?? input.planKey;
+  if (!planRef) throw invalid('Validation failed: planId: is required', { fields: [{ field: 'planId', message: 'is required' }] });
+  const now = ctx.clock.now();
+  const { subscription, invoiceId } = await withTransaction(ctx.db, async (tx) => {
+    const customer = await resolveCallerCustomer(tx, principal, input.customerReferenceId);
+    const plan = await findPlanByIdOrKey(tx, principal.accountId, planRef);
+    requireActivePlan(plan);
+    const pending = await repo.findPendingInitial(tx, principal.accountId, customer.id, plan.id);
+    if (pending) {
+      const open = await repo.listInvoices(tx, principal.accountId, { subscriptionId: pending.id, statuses: ['DUE'] });
+      return { subscription: pending, invoiceId: open[0]?.id };
+    }
+    const period = computeInitialPeriod(now, plan.interval_months!);
+    const price = dec(plan.price_amount ?? '0');
+    const inArrears = plan.billing_timing === 'IN_ARREARS';
+    const activeAtOnce = price.isZero() || inArrears;
+    const subscription = await repo.insertSubscription(tx, {
+      id: newId(),
+      account_id: principal.accountId,
+      customer_id: customer.id,
+      plan_id: plan.id,
+      is_active: activeAtOnce,
+      entitlements_revoked: false,
+      grace_period_days: input.gracePeriod ?? DEFAULT_GRACE_DAYS,
+      current_period_start: period.start,
+      current_period_end: period.end,
+      billing_anchor_day: period.anchorDay,
+      cancel_mode: null,
+      cancel_effective_at: null,
+      cancelled_at: null,
+      ended_at: null,
+      metadata: {},
+      created_at: now,
+      modified_at: now,
+    });
+    const { invoice } = await raiseInvoice(tx, {
+      subscription,
+      type: inArrears ? 'REGULAR' : 'IN_ADVANCE_INITIAL',
+      status: inArrears ? 'PENDING' : price.isZero() ? 'PAID' : 'DUE',
+      currency: plan.currency,
+      dueDate: inArrears ? period.end : now,
+      period,
+      lines: inArrears ? [] : [basePriceLine(plan)],
+      now,
+    });
+    if (activeAtOnce) await onPeriodPaid(tx, subscription, plan, period);
+    return { subscription, invoiceId: invoice.id };
+  });
+  return subscribeResult(ctx, principal.accountId, subscription, invoiceId);
+}
+
+async function subscribeResult(ctx: AppContext, accountId: string, subscription: repo.SubscriptionRow, invoiceId: string | undefined) {
+  const invoice = invoiceId ? await repo.findInvoice(ctx.db, accountId, invoiceId) : undefined;
+  return {
+    subscription: await toSubscriptionView(ctx.db, subscription),
+    invoice: invoice ? (await toInvoiceViews(ctx.db, accountId, [invoice]))[0]! : null,
+    checkoutUrl: null,
+    checkoutSessionId: null,
+  };
+}
+
+/** Locks a subscription the caller may act on: a customer key only its own customer's. */
+async function lockCallerSubscription(tx: Tx, principal: Principal, subscriptionId: string) {
+  const subscription = await repo.lockSubscription(tx, principal.accountId, subscriptionId);
+  if (!subscription) throw notFound(`Subscription not found: ${subscriptionId}`);
+  if (principal.kind === 'customer' && subscription.customer_id !== principal.customerId) {
+    throw new AppError('forbidden', 'This API key is scoped to another customer');
+  }
+  return subscription;
+}
+
+function requireNotEnded(subscription: repo.SubscriptionRow) {
+  if (subscription.ended_at || subscription.cancel_mode === 'IMMEDIATE') throw invalid('Subscription is already cancelled');
+}
+
+/**
+ * END_OF_PERIOD: the subscription stays active until its period ends (the cycle job ends it).
+ * IMMEDIATE: it ends now; open invoices are voided and an in-advance plan gets a CREDIT invoice for
+ * the unused share of the period.
+ */
+export async function cancelSubscription(ctx: AppContext, principal: Principal, subscriptionId: string, mode: 'END_OF_PERIOD' | 'IMMEDIATE') {
+  const now = ctx.clock.now();
+  await withTransaction(ctx.db, async (tx) => {
+    const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
+    requireNotEnded(subscription);
+    if (mode === 'END_OF_PERIOD') {
+      await repo.updateSubscription(tx, { ...subscription, cancel_mode: mode, cancel_effective_at: subscription.current_period_end, cancelled_at: now, modified_at: now });
+      return;
+    }
+    const plan = (await catalogRepo.findPlan(tx, principal.accountId, subscription.plan_id))!;
+    for (const open of await repo.lockOpenInvoices(tx, principal.accountId, subscription.id)) {
+      await repo.updateInvoice(tx, { ...open, status: 'VOID', modified_at: now });
+    }
+    const wasPaid = subscription.is_active;
+    const ended = await repo.updateSubscription(tx, {
+      ...subscription,
+      is_active: false,
+      current_period_end: now,
+      cancel_mode: mode,
+      cancel_effective_at: now,
+      cancelled_at: now,
+      ended_at: now,
+      modified_at: now,
+    });
+    await repo.cancelPendingChanges(tx, principal.accountId, subscription.id);
+    const price = dec(plan.price_amount ?? '0');
+    if (wasPaid && plan.billing_timing === 'IN_ADVANCE' && price.gt(0)) {
+      const credit = computeCancellationCredit({ start: subscription.current_period_start, end: subscription.current_period_end, now, price });
+      if (!credit.isZero()) {
+        await raiseInvoice(tx, {
+          subscription: ended,
+          type: 'CREDIT',
+          status: 'PAID',
+          currency: plan.currency,
+          dueDate: now,
+          period: { start: subscription.current_period_start, end: subscription.current_period_end },
+          lines: [{ description: `Refund for unused period: ${plan.name ?? plan.key}`, amount: credit }],
+          now,
+        });
+      }
+    }
+    await onSubscriptionEnded(tx, ended, now);
+  });
+}
+
+export async function undoScheduledCancellation(ctx: AppContext, principal: Principal, subscriptionId: string) {
+  const now = ctx.clock.now();
+  await withTransaction(ctx.db, async (tx) => {
+    const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
+    if (!subscription.is_active || subscription.ended_at) throw invalid('Subscription is already cancelled');
+    await repo.updateSubscription(tx, { ...subscription, cancel_mode: null, cancel_effective_at: null, cancelled_at: null, modified_at: now });
+  });
+}
+
+/**
+ * UPGRADE takes effect now: both in advance → an ADJUSTMENT invoice for the prorated difference;
+ * in arrears → the plan swaps with no invoice. DOWNGRADE is scheduled for the period end, replacing
+ * any other pending change. Mixing billing timings is refused.
+ */
+export async function changePlan(ctx: AppContext, principal: Principal, subscriptionId: string, input: { changeToPlanId: string; changeType: 'UPGRADE' | 'DOWNGRADE' }) {
+  const now = ctx.clock.now();
+  const result = await withTransaction(ctx.db, async (tx) => {
+    const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
+    if (!subscription.is_active || subscription.ended_at) throw invalid('Only an active subscription can change plan');
+    const from = (await catalogRepo.findPlan(tx, principal.accountId, subscription.plan_id))!;
+    const to = await findPlanByIdOrKey(tx, principal.accountId, input.changeToPlanId);
+    if (to.id === from.id) throw invalid(`Cannot ${input.changeType.toLowerCase()} to the same plan`);
+    if (to.status !== 'ACTIVE') throw invalid(`Cannot change to plan: status is ${to.status}, only ACTIVE plans accept subscriptions`);
+    if (to.billing_timing !== from.billing_timing) throw invalid('Cannot change between IN_ADVANCE and IN_ARREARS plans');
+    if (to.interval_months !== from.interval_months) throw invalid('Cannot change to a plan with a different intervalMonths');
+    await repo.cancelPendingChanges(tx, principal.accountId, subscription.id);
+    const change = await repo.insertPlanChange(tx, {
+      id: newId(),
+      account_id: principal.accountId,
+      subscription_id: subscription.id,
+      type: input.changeType,
+      from_plan_id: from.id,
+      to_plan_id: to.id,
+      status: input.changeType === 'UPGRADE' ? 'COMPLETED' : 'PENDING',
+      effective_at: input.changeType === 'UPGRADE' ? now : subscription.current_period_end,
+      created_at: now,
+    });
+    if (input.changeType === 'DOWNGRADE') return { subscription, invoiceId: undefined };
+    const swapped = await repo.updateSubscription(tx, { ...subscription, plan_id: to.id, modified_at: now });
+    let invoiceId: string | undefined;
+    if (from.billing_timing === 'IN_ADVANCE') {
+      const proration = computeUpgradeProration({
+        start: subscription.current_period_start,
+        end: subscription.current_period_end,
+        now,
+        oldPrice: dec(from.price_amount ?? '0'),
+        newPrice: dec(to.price_amount ?? '0'),
+      });
+      const { invoice } = await raiseInvoice(tx, {
+        subscription: swapped,
+        type: 'ADJUSTMENT',
+        status: 'DUE',
+        currency: to.currency,
+        dueDate: now,
+        period: { start: now, end: subscription.current_period_end },
+        lines: [
+          { description: `Credit from old plan: ${from.name ?? from.key}`, amount: proration.oldCredit },
+          { description: `Credit from new plan: ${to.name ?? to.key}`, amount: proration.newCharge },
+        ],
+        now,
+      });
+      invoiceId = invoice.id;
+    }
+    await onPlanChanged(tx, swapped, from, to, change.id);
+    return { subscription: swapped, invoiceId };
+  });
+  const view = await subscribeResult(ctx, principal.accountId, (await repo.findSubscription(ctx.db, principal.accountId, result.subscription.id))!, result.invoiceId);
+  return { subscription: view.subscription, invoice: view.invoice };
+}
+
+export async function cancelScheduledPlanChange(ctx: AppContext, principal: Principal, subscriptionId: string) {
+  await withTransaction(ctx.db, async (tx) => {
+    await lockCallerSubscription(tx, principal, subscriptionId);
+    await repo.cancelPendingChanges(tx, principal.accountId, subscriptionId);
+  });
+}
+
+export async function getSubscriptionView(ctx: AppContext, accountId: string, id: string) {
+  const row = await repo.findSubscription(ctx.db, accountId, id);
+  if (!row) throw notFound(`Subscription not found: ${id}`);
+  return toSubscriptionView(ctx.db, row);
+}
+
+export async function listCustomerSubscriptionViews(ctx: AppContext, accountId: string, customerId: string) {
+  const rows = await repo.listCustomerSubscriptions(ctx.db, accountId, customerId);
+  return Promise.all(rows.map((r) => toSubscriptionView(ctx.db, r)));
+}

@@ -1,0 +1,95 @@
+import type { Executor } from '../../platform/db/database.js';
+import { dec } from '../../platform/money.js';
+import * as catalogRepo from '../catalog/repo.js';
+import { toPlan } from '../catalog/service.js';
+import { getCustomerById, toAdminCustomer } from '../customers/service.js';
+import * as repo from './repo.js';
+
+export type SubscriptionStatus = 'PENDING_PAYMENT' | 'ACTIVE' | 'CANCEL_SCHEDULED' | 'CANCELLED';
+
+/** Derived status (ours): the contract's subscription has only isActive and cancel fields. */
+export function subscriptionStatus(row: repo.SubscriptionRow): SubscriptionStatus {
+  if (row.ended_at || (row.cancelled_at && !row.is_active)) return 'CANCELLED';
+  if (!row.is_active) return 'PENDING_PAYMENT';
+  return row.cancel_effective_at ? 'CANCEL_SCHEDULED' : 'ACTIVE';
+}
+
+function toPlanChange(row: repo.PlanChangeRow) {
+  return {
+    id: row.id,
+    type: row.type,
+    subscriptionId: row.subscription_id,
+    fromPlan: row.from_plan_id,
+    toPlan: row.to_plan_id,
+    status: row.status,
+    effectiveAt: row.effective_at,
+    createdAt: row.created_at,
+  };
+}
+
+/** The Subscription object of the contract, with its plan and customer nested. */
+export async function toSubscriptionView(db: Executor, row: repo.SubscriptionRow) {
+  const [plan, customer, change] = await Promise.all([
+    catalogRepo.findPlan(db, row.account_id, row.plan_id),
+    getCustomerById(db, row.account_id, row.customer_id),
+    repo.findPendingChange(db, row.account_id, row.id),
+  ]);
+  return {
+    id: row.id,
+    isActive: row.is_active,
+    status: subscriptionStatus(row),
+    intervalMonths: plan?.interval_months ?? null,
+    customer: toAdminCustomer(customer),
+    customerReferenceId: customer.customer_reference_id,
+    plan: plan ? toPlan(plan) : null,
+    gracePeriodDays: row.grace_period_days,
+    currentPeriodStart: row.current_period_start,
+    currentPeriodEnd: row.current_period_end,
+    billingAnchorDay: row.billing_anchor_day,
+    cancelMode: row.cancel_mode,
+    cancelEffectiveAt: row.cancel_effective_at,
+    cancelledAt: row.cancelled_at,
+    scheduledChange: change ? toPlanChange(change) : null,
+    metadata: row.metadata,
+  };
+}
+
+export type SubscriptionView = Awaited<ReturnType<typeof toSubscriptionView>>;
+
+export function toInvoiceView(row: repo.InvoiceRow, items?: repo.InvoiceItemRow[]) {
+  return {
+    id: row.id,
+    status: row.status,
+    type: row.type,
+    amount: dec(row.amount),
+    currency: row.currency,
+    dueDate: row.due_date,
+    subscriptionId: row.subscription_id,
+    periodStart: row.period_start,
+    periodEnd: row.period_end,
+    paidAt: row.paid_at,
+    metadata: row.metadata,
+    createdAt: row.created_at,
+    modifiedAt: row.modified_at,
+    ...(items
+      ? {
+          items: items.map((i) => ({
+            id: i.id,
+            invoiceId: i.invoice_id,
+            chargeAmount: dec(i.charge_amount),
+            description: i.description,
+            createdAt: i.created_at,
+            modifiedAt: i.modified_at,
+          })),
+        }
+      : {}),
+  };
+}
+
+export type InvoiceView = ReturnType<typeof toInvoiceView>;
+
+/** Invoices with their line items, in one query for the items. */
+export async function toInvoiceViews(db: Executor, accountId: string, rows: repo.InvoiceRow[]) {
+  const items = await repo.listInvoiceItems(db, accountId, rows.map((r) => r.id));
+  return rows.map((r) => toInvoiceView(r, items.filter((i) => i.invoice_id === r.id)));
+}

@@ -1,0 +1,136 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../platform/db/database.js';
+import type { FeaturesTable, PlanFeatureRulesTable, PlansTable } from '../../platform/db/tables.js';
+import { stringifyJson } from '../../platform/http/json.js';
+
+export type FeatureRow = Selectable<FeaturesTable>;
+export type PlanRow = Selectable<PlansTable>;
+export type RuleRow = Selectable<PlanFeatureRulesTable>;
+
+export const findFeature = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('features').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+
+export const findFeatureByKey = (db: Executor, accountId: string, key: string) =>
+  db.selectFrom('features').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
+
+export const listFeatures = (db: Executor, accountId: string, page?: { limit: number; offset: number }) => {
+  let q = db.selectFrom('features').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id');
+  if (page) q = q.limit(page.limit).offset(page.offset);
+  return q.execute();
+};
+
+export async function countFeatures(db: Executor, accountId: string): Promise<number> {
+  const r = await db.selectFrom('features').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export const insertFeature = (db: Executor, row: FeatureRow) =>
+  db.insertInto('features').values({ ...row, metadata: stringifyJson(row.metadata) }).returningAll().executeTakeFirstOrThrow();
+
+export const updateFeature = (db: Executor, row: FeatureRow) =>
+  db
+    .updateTable('features')
+    .set({ ...row, metadata: stringifyJson(row.metadata) })
+    .where('account_id', '=', row.account_id)
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export const deleteFeature = (db: Executor, accountId: string, id: string) =>
+  db.deleteFrom('features').where('account_id', '=', accountId).where('id', '=', id).execute();
+
+export async function isFeatureReferenced(db: Executor, accountId: string, featureId: string): Promise<boolean> {
+  const rule = await db.selectFrom('plan_feature_rules').select('id').where('account_id', '=', accountId).where('feature_id', '=', featureId).limit(1).executeTakeFirst();
+  if (rule) return true;
+  const event = await db.selectFrom('usage_events').select('id').where('account_id', '=', accountId).where('feature_id', '=', featureId).limit(1).executeTakeFirst();
+  return event !== undefined;
+}
+
+export const findPlan = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('plans').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+
+export const findPlanByKey = (db: Executor, accountId: string, key: string) =>
+  db.selectFrom('plans').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
+
+export const lockPlan = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('plans').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+
+export const listPlans = (db: Executor, accountId: string, options: { status?: PlanRow['status']; limit?: number; offset?: number } = {}) => {
+  let q = db.selectFrom('plans').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id');
+  if (options.status) q = q.where('status', '=', options.status);
+  if (options.limit !== undefined) q = q.limit(options.limit).offset(options.offset ?? 0);
+  return q.execute();
+};
+
+export async function countPlans(db: Executor, accountId: string, status?: PlanRow['status']): Promise<number> {
+  let q = db.selectFrom('plans').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId);
+  if (status) q = q.where('status', '=', status);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
+export const insertPlan = (db: Executor, row: PlanRow) =>
+  db.insertInto('plans').values({ ...row, metadata: stringifyJson(row.metadata) }).returningAll().executeTakeFirstOrThrow();
+
+export const updatePlan = (db: Executor, row: PlanRow) =>
+  db
+    .updateTable('plans')
+    .set({ ...row, metadata: stringifyJson(row.metadata) })
+    .where('account_id', '=', row.account_id)
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export const deletePlan = (db: Executor, accountId: string, id: string) =>
+  db.deleteFrom('plans').where('account_id', '=', accountId).where('id', '=', id).execute();
+
+export async function hasSubscriptions(db: Executor, accountId: string, planId: string): Promise<boolean> {
+  const row = await db.selectFrom('subscriptions').select('id').where('account_id', '=', accountId).where('plan_id', '=', planId).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+export const findRule = (db: Executor, accountId: string, planId: string, featureId: string) =>
+  db
+    .selectFrom('plan_feature_rules')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('plan_id', '=', planId)
+    .where('feature_id', '=', featureId)
+    .executeTakeFirst();
+
+export const listRulesOfPlans = (db: Executor, accountId: string, planIds: string[]) =>
+  planIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom('plan_feature_rules')
+        .innerJoin('features', (j) => j.onRef('features.id', '=', 'plan_feature_rules.feature_id').onRef('features.account_id', '=', 'plan_feature_rules.account_id'))
+        .selectAll('plan_feature_rules')
+        .select(['features.key as feature_key', 'features.name as feature_name', 'features.description as feature_description'])
+        .where('plan_feature_rules.account_id', '=', accountId)
+        .where('plan_feature_rules.plan_id', 'in', planIds)
+        .orderBy('plan_feature_rules.created_at')
+        .execute();
+
+export async function countLinkedFeatures(db: Executor, accountId: string, planId: string): Promise<number> {
+  const r = await db
+    .selectFrom('plan_feature_rules')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('plan_id', '=', planId)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export const insertRule = (db: Executor, row: RuleRow) =>
+  db.insertInto('plan_feature_rules').values({ ...row, value: stringifyJson(row.value) }).returningAll().executeTakeFirstOrThrow();
+
+export const updateRule = (db: Executor, row: RuleRow) =>
+  db
+    .updateTable('plan_feature_rules')
+    .set({ is_enabled: row.is_enabled, value: stringifyJson(row.value), credit_model_id: row.credit_model_id, modified_at: row.modified_at })
+    .where('account_id', '=', row.account_id)
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export const deleteRule = (db: Executor, accountId: string, id: string) =>
+  db.deleteFrom('plan_feature_rules').where('account_id', '=', accountId).where('id', '=', id).execute();

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
+
+const metadata = z.record(z.string(), z.unknown());
+const currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD');
+
+export const FeatureCreateSchema = z.object({
+  name: z.string({ error: 'Feature name cannot be null' }).trim().min(1, 'Feature name cannot be blank').max(255),
+  key: z.string({ error: 'Feature key cannot be null' }).trim().min(1, 'Feature key cannot be blank').max(128),
+  description: z.string().max(4000).nullish(),
+  featureType: z.literal('METERED').optional(),
+  isEnabled: z.boolean().optional(),
+  metadata: metadata.optional(),
+});
+export const FeatureUpdateSchema = FeatureCreateSchema.partial();
+
+export const FeatureSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    key: z.string(),
+    description: z.string().nullable(),
+    featureType: z.string(),
+    isEnabled: z.boolean(),
+    metadata: metadata,
+    createdAt: z.date(),
+    modifiedAt: z.date(),
+  })
+  .meta({ id: 'Feature' });
+
+const planStatus = z.string().describe('DRAFT, ACTIVE or ARCHIVED; ignored on create');
+
+export const PlanCreateSchema = z.object({
+  key: z.string({ error: 'Plan key cannot be null' }).trim().min(1, 'Plan key cannot be blank').max(128),
+  name: z.string().trim().min(1).max(255).nullish(),
+  description: z.string().max(4000).nullish(),
+  priceAmount: decimalInput
+    .refine((d) => d.gte(0), 'must not be negative')
+    .refine((d) => d.decimalPlaces() <= 2, 'must have at most 2 decimal places')
+    .nullish(),
+  intervalMonths: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(120).nullish(),
+  billingTiming: z.enum(['IN_ADVANCE', 'IN_ARREARS']).optional(),
+  currency: currency.optional(),
+  status: planStatus.optional(),
+  metadata: metadata.optional(),
+});
+export const PlanUpdateSchema = PlanCreateSchema.partial();
+
+export const PlanSchema = z
+  .object({
+    id: z.uuid(),
+    key: z.string(),
+    name: z.string().nullable(),
+    description: z.string().nullable(),
+    priceAmount: decimalOutput.nullable(),
+    currency: z.string(),
+    intervalMonths: z.number().int().nullable(),
+    billingTiming: z.enum(['IN_ADVANCE', 'IN_ARREARS']),
+    status: z.enum(['DRAFT', 'ACTIVE', 'ARCHIVED']),
+    metadata: metadata,
+    createdAt: z.date(),
+    modifiedAt: z.date(),
+  })
+  .meta({ id: 'Plan' });
+
+export const RuleRequestSchema = z.object({
+  planId: z.uuid(),
+  featureId: z.uuid(),
+  isEnabled: z.boolean().optional(),
+  type: z.literal('BASE').optional(),
+  value: z.unknown().optional().describe('Pricing and cost document (snake_case), see the contract'),
+  creditModelId: z.uuid().nullish(),
+});
+
+export const RuleSchema = z
+  .object({
+    id: z.uuid(),
+    planId: z.uuid(),
+    featureId: z.uuid(),
+    type: z.literal('BASE'),
+    enabled: z.boolean(),
+    value: z.record(z.string(), z.unknown()),
+    creditModelId: z.uuid().nullable(),
+    creditModelName: z.string().nullable(),
+    creditDenomination: z.string().nullable(),
+  })
+  .meta({ id: 'PlanFeatureRule' });
+
+export const IdParams = z.object({ id: z.uuid() });
+export const RuleParams = z.object({ planId: z.uuid(), featureId: z.uuid() });
+
+const PricingViewSchema = z.object({
+  model: z.string(),
+  pricePerUnit: decimalOutput.nullable(),
+  unitLabel: z.string().nullable(),
+  maxUsage: decimalOutput.nullable(),
+  resetMode: z.string(),
+  tiers: z.array(z.object({ upTo: decimalOutput.nullable(), pricePerUnit: decimalOutput, flatFee: decimalOutput.nullable() })).nullable(),
+});
+
+export const CatalogPlanSchema = z
+  .object({
+    plan: PlanSchema.omit({ status: true, createdAt: true, modifiedAt: true }),
+    features: z.array(
+      z.object({
+        id: z.uuid(),
+        name: z.string(),
+        key: z.string(),
+        description: z.string().nullable(),
+        pricingType: z.enum(['included', 'usage_based', 'graduated']),
+        pricing: PricingViewSchema.nullable(),
+      }),
+    ),
+    creditAllocations: z.array(z.record(z.string(), z.unknown())),
+  })
+  .meta({ id: 'CatalogPlan' });
+
+export type FeatureCreate = z.output<typeof FeatureCreateSchema>;
+export type FeatureUpdate = z.output<typeof FeatureUpdateSchema>;
+export type PlanCreate = z.output<typeof PlanCreateSchema>;
+export type PlanUpdate = z.output<typeof PlanUpdateSchema>;
+export type RuleRequest = z.output<typeof RuleRequestSchema>;

@@ -1,0 +1,40 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../platform/db/database.js';
+import type { CustomersTable } from '../../platform/db/tables.js';
+
+export type CustomerRow = Selectable<CustomersTable>;
+
+export const findCustomerByRef = (db: Executor, accountId: string, ref: string) =>
+  db.selectFrom('customers').selectAll().where('account_id', '=', accountId).where('customer_reference_id', '=', ref).executeTakeFirst();
+
+export const findCustomerById = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('customers').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+
+export const insertCustomer = (db: Executor, row: CustomerRow) => db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
+
+/** Inserts unless the reference exists; returns the row either way (race-safe auto-creation). */
+export async function ensureCustomer(db: Executor, row: CustomerRow): Promise<CustomerRow> {
+  const inserted = await db
+    .insertInto('customers')
+    .values(row)
+    .onConflict((oc) => oc.columns(['account_id', 'customer_reference_id']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  return inserted ?? (await findCustomerByRef(db, row.account_id, row.customer_reference_id))!;
+}
+
+export const updateCustomer = (db: Executor, row: CustomerRow) =>
+  db.updateTable('customers').set(row).where('account_id', '=', row.account_id).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+
+export function listCustomers(db: Executor, accountId: string, options: { ref?: string | undefined; limit?: number; offset?: number }) {
+  let q = db.selectFrom('customers').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id');
+  if (options.ref) q = q.where('customer_reference_id', '=', options.ref);
+  if (options.limit !== undefined) q = q.limit(options.limit).offset(options.offset ?? 0);
+  return q.execute();
+}
+
+export async function countCustomers(db: Executor, accountId: string, ref?: string): Promise<number> {
+  let q = db.selectFrom('customers').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId);
+  if (ref) q = q.where('customer_reference_id', '=', ref);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}

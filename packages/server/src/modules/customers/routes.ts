@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../platform/context.js';
+import { envelopeSchema, ok } from '../../platform/http/envelope.js';
+import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
+import { accountIdOf, principalOf } from '../../platform/http/principal.js';
+import { listCustomerSubscriptionViews } from '../billing/subscriptions.js';
+import { AdminCustomerSchema, ClientCustomerSchema, CustomerCreateSchema, CustomerListQuery, CustomerUpdateSchema, RefParams } from './schema.js';
+import * as service from './service.js';
+
+const tags = ['Customers'];
+
+async function withSubscriptions(ctx: AppContext, row: service.CustomerRow) {
+  return { ...service.toClientCustomer(row), subscriptions: await listCustomerSubscriptionViews(ctx, row.account_id, row.id) };
+}
+
+export function customerClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post('/api/v1/client/customers', { schema: { tags, summary: 'Create a customer', body: CustomerCreateSchema, response: { 201: envelopeSchema(ClientCustomerSchema) } } },
+      async (request, reply) => reply.code(201).send(ok(service.toClientCustomer(await service.createCustomer(ctx, accountIdOf(request), request.body)))));
+    app.get('/api/v1/client/customers', { schema: { tags, summary: 'List customers, optionally by customerReferenceId', querystring: pageQuerySchema.extend(CustomerListQuery.shape), response: { 200: envelopeSchema(pageSchema(ClientCustomerSchema)) } } },
+      async (request) => ok(await service.listCustomerPage(ctx, accountIdOf(request), request.query.customerReferenceId, request.query)));
+    app.get('/api/v1/client/customers/:ref', { config: { customerKey: 'read' }, schema: { tags, summary: 'A customer with its subscriptions', params: RefParams, response: { 200: envelopeSchema(ClientCustomerSchema) } } },
+      async (request) => ok(await withSubscriptions(ctx, await service.resolveCallerCustomer(ctx.db, principalOf(request), request.params.ref))));
+    app.patch('/api/v1/client/customers/:ref', { schema: { tags, summary: 'Update a customer (only the fields sent)', params: RefParams, body: CustomerUpdateSchema, response: { 200: envelopeSchema(ClientCustomerSchema) } } },
+      async (request) => {
+        const row = await service.getCustomerByRef(ctx.db, accountIdOf(request), request.params.ref);
+        return ok(await withSubscriptions(ctx, await service.updateCustomer(ctx, row, request.body)));
+      });
+  };
+}
+
+const adminTags = ['Customers (admin)'];
+
+export function customerAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post('/api/v1/monetization/customers', { schema: { tags: adminTags, summary: 'Create a customer', body: CustomerCreateSchema, response: { 201: envelopeSchema(AdminCustomerSchema) } } },
+      async (request, reply) => reply.code(201).send(ok(service.toAdminCustomer(await service.createCustomer(ctx, accountIdOf(request), request.body)))));
+    app.get('/api/v1/monetization/customers', { schema: { tags: adminTags, summary: 'Customers of the account', response: { 200: envelopeSchema(z.array(AdminCustomerSchema)) } } },
+      async (request) => ok((await service.listAllCustomers(ctx, accountIdOf(request))).map(service.toAdminCustomer)));
+    app.get('/api/v1/monetization/customers/:id', { schema: { tags: adminTags, summary: 'A customer by internal id', params: z.object({ id: z.uuid() }), response: { 200: envelopeSchema(AdminCustomerSchema) } } },
+      async (request) => ok(service.toAdminCustomer(await service.getCustomerById(ctx.db, accountIdOf(request), request.params.id))));
+  };
+}

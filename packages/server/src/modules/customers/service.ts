@@ -1,0 +1,129 @@
+import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/database.js';
+import { isUniqueViolation } from '../../platform/db/errors.js';
+import { AppError, conflict, notFound } from '../../platform/errors/app-error.js';
+import { toPage, type PageQuery } from '../../platform/http/pagination.js';
+import type { Principal } from '../../platform/http/principal.js';
+import { newId } from '../../platform/ids.js';
+import * as repo from './repo.js';
+import type { CustomerCreate, CustomerUpdate } from './schema.js';
+
+export type { CustomerRow } from './repo.js';
+
+export function toClientCustomer(row: repo.CustomerRow) {
+  return {
+    customerReferenceId: row.customer_reference_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    createdAt: row.created_at,
+    modifiedAt: row.modified_at,
+  };
+}
+
+export function toAdminCustomer(row: repo.CustomerRow) {
+  return {
+    id: row.id,
+    customerReferenceId: row.customer_reference_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    phoneNumber: row.phone_number,
+    source: row.source,
+    createdAt: row.created_at,
+    modifiedAt: row.modified_at,
+  };
+}
+
+export async function createCustomer(ctx: AppContext, accountId: string, input: CustomerCreate) {
+  const now = ctx.clock.now();
+  const ref = (input.customerReferenceId ?? input.externalClientCustomerId)!;
+  try {
+    return await repo.insertCustomer(ctx.db, {
+      id: newId(),
+      account_id: accountId,
+      customer_reference_id: ref,
+      email: input.email,
+      first_name: input.firstName ?? null,
+      last_name: input.lastName ?? null,
+      phone_number: input.phoneNumber ?? null,
+      address: input.address ?? null,
+      source: 'MANUAL',
+      created_at: now,
+      modified_at: now,
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(`Customer with customerReferenceId '${ref}' already exists`);
+    throw err;
+  }
+}
+
+/** The customer with this reference in the account; 404 otherwise (also for other accounts'). */
+export async function getCustomerByRef(db: Executor, accountId: string, ref: string) {
+  const row = await repo.findCustomerByRef(db, accountId, ref);
+  if (!row) throw notFound(`Customer not found: ${ref}`);
+  return row;
+}
+
+export async function getCustomerById(db: Executor, accountId: string, id: string) {
+  const row = await repo.findCustomerById(db, accountId, id);
+  if (!row) throw notFound(`Customer not found: ${id}`);
+  return row;
+}
+
+/**
+ * The customer a Client API call is about. A customer key is pinned to its own customer: an omitted
+ * reference means its own, another reference is 403.
+ */
+export async function resolveCallerCustomer(db: Executor, principal: Principal, ref: string | undefined) {
+  if (principal.kind === 'customer') {
+    const own = await getCustomerById(db, principal.accountId, principal.customerId);
+    if (ref !== undefined && ref !== own.customer_reference_id) {
+      throw new AppError('forbidden', 'This API key is scoped to another customer');
+    }
+    return own;
+  }
+  if (ref === undefined) throw new AppError('validation_failed', 'Validation failed: customerReferenceId: is required', { fields: [{ field: 'customerReferenceId', message: 'is required' }] });
+  return getCustomerByRef(db, principal.accountId, ref);
+}
+
+export async function updateCustomer(ctx: AppContext, row: repo.CustomerRow, input: CustomerUpdate) {
+  return repo.updateCustomer(ctx.db, {
+    ...row,
+    email: input.email ?? row.email,
+    first_name: input.firstName === undefined ? row.first_name : input.firstName,
+    last_name: input.lastName === undefined ? row.last_name : input.lastName,
+    phone_number: input.phoneNumber === undefined ? row.phone_number : input.phoneNumber,
+    address: input.address === undefined ? row.address : input.address,
+    modified_at: ctx.clock.now(),
+  });
+}
+
+export async function listCustomerPage(ctx: AppContext, accountId: string, ref: string | undefined, page: PageQuery) {
+  const [rows, total] = await Promise.all([
+    repo.listCustomers(ctx.db, accountId, { ref, limit: page.limit, offset: page.offset }),
+    repo.countCustomers(ctx.db, accountId, ref),
+  ]);
+  return toPage(rows.map(toClientCustomer), total, page);
+}
+
+export function listAllCustomers(ctx: AppContext, accountId: string) {
+  return repo.listCustomers(ctx.db, accountId, {});
+}
+
+/** Finds or creates (source EVENT_AUTO_CREATED) the customer an event names. */
+export function ensureCustomerForEvent(db: Executor, accountId: string, ref: string, now: Date) {
+  return repo.ensureCustomer(db, {
+    id: newId(),
+    account_id: accountId,
+    customer_reference_id: ref,
+    email: null,
+    first_name: null,
+    last_name: null,
+    phone_number: null,
+    address: null,
+    source: 'EVENT_AUTO_CREATED',
+    created_at: now,
+    modified_at: now,
+  });
+}

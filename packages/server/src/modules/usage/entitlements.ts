@@ -1,0 +1,101 @@
+import type { AppContext } from '../../platform/context.js';
+import { notFound } from '../../platform/errors/app-error.js';
+import { stringifyJsonForStorage } from '../../platform/http/json.js';
+import type { Principal } from '../../platform/http/principal.js';
+import { newId } from '../../platform/ids.js';
+import { dec, type Decimal } from '../../platform/money.js';
+import { fromStoredRuleValue } from '../catalog/rule-value.js';
+import { resolveCallerCustomer } from '../customers/service.js';
+import { quoteCredits } from './credits-seam.js';
+import { decideEntitlement, DENIAL_DESCRIPTIONS, periodContaining } from './domain.js';
+import * as repo from './repo.js';
+
+export type CheckInput = {
+  customerReferenceId: string | undefined;
+  featureKey: string;
+  /** Evaluate only: the proposed units, model and flow. */
+  evaluate?: { units: Decimal; model: string | null; flowId: string };
+  record: boolean;
+};
+
+/** Usage in the rule's window: the current period's counter, or every period for accumulate. */
+function usedInWindow(c: repo.CheckContext, resetMode: 'reset' | 'accumulate', now: Date): Decimal {
+  if (resetMode === 'accumulate') return dec(c.used_total ?? '0');
+  const period = periodContaining({ start: c.current_period_start!, end: c.current_period_end! }, c.interval_months!, c.billing_anchor_day!, now);
+  const counter = c.counters?.find((k) => new Date(k.p).getTime() === period.start.getTime());
+  return dec(counter?.u ?? '0');
+}
+
+/**
+ * Checks (GET) or evaluates (POST) an entitlement: one query for the facts, a pure decision, and an
+ * ENTITLEMENT_CHECKED audit event with zero usage. Fails closed; a denial is a result.
+ */
+export async function checkEntitlement(ctx: AppContext, principal: Principal, input: CheckInput) {
+  const now = ctx.clock.now();
+  // Tenant keys go straight to the one context query; a customer key first resolves its own reference.
+  const ref =
+    principal.kind === 'customer' || input.customerReferenceId === undefined
+      ? (await resolveCallerCustomer(ctx.db, principal, input.customerReferenceId)).customer_reference_id
+      : input.customerReferenceId;
+  const c = await repo.loadCheckContext(ctx.db, principal.accountId, ref, input.featureKey);
+  if (!c) throw notFound('Customer not found');
+  const pricing = c.rule_enabled && c.rule_value ? fromStoredRuleValue(c.rule_value).pricing : null;
+  const hasRule = Boolean(c.feature_id && c.rule_value && c.rule_enabled);
+  const used = c.subscription_id && hasRule ? usedInWindow(c, pricing?.resetMode ?? 'reset', now) : dec(0);
+
+  const { quote: creditQuote, limitReached: creditLimitReached } = await quoteCredits({
+    accountId: principal.accountId,
+    customerId: c.customer_id,
+    featureId: c.feature_id,
+    creditModelId: hasRule ? c.credit_model_id : null,
+    units: input.evaluate?.units ?? dec(1),
+    model: input.evaluate?.model ?? null,
+    now,
+  });
+  const decision = decideEntitlement({
+    hasActiveSubscription: c.subscription_id !== null,
+    entitlementsRevoked: c.entitlements_revoked === true,
+    ruleEnabled: hasRule,
+    pricing,
+    used,
+    ...(input.evaluate ? { requestedUnits: input.evaluate.units } : {}),
+    creditLimitReached,
+  });
+
+  if (input.record && c.feature_id) {
+    await repo.insertEvent(ctx.db, {
+      id: newId(),
+      account_id: principal.accountId,
+      customer_id: c.customer_id,
+      feature_id: c.feature_id,
+      subscription_id: c.subscription_id,
+      event_type: 'ENTITLEMENT_CHECKED',
+      event_name: 'entitlement.check',
+      // Namespaced so a client reusing its own key on the real event never collides with the audit row.
+      event_idempotency_key: `entitlement-check:${newId()}`,
+      usage_units: '0',
+      revenue_amount: '0',
+      cost_amount: null,
+      model: input.evaluate?.model ?? null,
+      model_provider: null,
+      input_tokens: null,
+      output_tokens: null,
+      flow_id: input.evaluate?.flowId ?? null,
+      occurred_at: now,
+      ingested_at: now,
+      context: stringifyJsonForStorage({ allowed: decision.allowed, ...(decision.reason ? { reason: decision.reason } : {}) }),
+      meta: null,
+    });
+  }
+
+  return {
+    referenceCustomerId: ref,
+    featureKey: input.featureKey,
+    allowed: decision.allowed,
+    meta: decision.reason ? { reason: { code: decision.reason, description: DENIAL_DESCRIPTIONS[decision.reason] } } : null,
+    flowId: input.evaluate?.flowId ?? null,
+    ...(decision.usage ? { usage: decision.usage } : {}),
+    ...(input.evaluate && decision.simulation ? { simulation: decision.simulation } : {}),
+    ...(input.evaluate ? { creditQuote } : {}),
+  };
+}

@@ -1,0 +1,49 @@
+import { sql } from 'kysely';
+import type { AppContext } from '../../platform/context.js';
+import type { Principal } from '../../platform/http/principal.js';
+import { dec } from '../../platform/money.js';
+import { fromStoredRuleValue } from '../catalog/rule-value.js';
+import * as billingRepo from '../billing/repo.js';
+import * as catalogRepo from '../catalog/repo.js';
+import { projectEndOfPeriod } from '../billing/periods.js';
+import { resolveCallerCustomer } from '../customers/service.js';
+import { periodContaining } from './domain.js';
+
+/**
+ * The burndown for one customer: per active subscription and per rule on its plan, usage in the
+ * current window and a linear end-of-period projection. Reads counters, never sums events.
+ */
+export async function getUsageReport(ctx: AppContext, principal: Principal, ref: string) {
+  const now = ctx.clock.now();
+  const customer = await resolveCallerCustomer(ctx.db, principal, ref);
+  const subscriptions = (await billingRepo.listCustomerSubscriptions(ctx.db, principal.accountId, customer.id)).filter((s) => s.is_active);
+  const out = [];
+  for (const s of subscriptions) {
+    const plan = (await catalogRepo.findPlan(ctx.db, principal.accountId, s.plan_id))!;
+    const period = periodContaining({ start: s.current_period_start, end: s.current_period_end }, plan.interval_months!, s.billing_anchor_day, now);
+    const rules = await catalogRepo.listRulesOfPlans(ctx.db, principal.accountId, [plan.id]);
+    const counters = await ctx.db
+      .selectFrom('usage_counters')
+      .select(['feature_id', 'period_start', sql<string>`used::text`.as('used')])
+      .where('account_id', '=', principal.accountId)
+      .where('subscription_id', '=', s.id)
+      .execute();
+    const features = rules.map((r) => {
+      const pricing = fromStoredRuleValue(r.value).pricing;
+      const mine = counters.filter((k) => k.feature_id === r.feature_id);
+      const inWindow = pricing?.resetMode === 'accumulate' ? mine : mine.filter((k) => k.period_start.getTime() === period.start.getTime());
+      const used = inWindow.reduce((sum, k) => sum.plus(dec(k.used)), dec(0));
+      const limit = pricing?.maxUsage ?? null;
+      const projected = projectEndOfPeriod(used, period.start, period.end, now);
+      return {
+        featureKey: r.feature_key,
+        used,
+        ...(limit ? { limit, remaining: used.gte(limit) ? dec(0) : limit.minus(used) } : {}),
+        ...(projected ? { projectedEndOfPeriod: projected } : {}),
+        ...(limit && projected ? { wouldExceedLimit: projected.gt(limit) } : {}),
+      };
+    });
+    out.push({ subscriptionId: s.id, planKey: plan.key, currentPeriodStart: period.start, currentPeriodEnd: period.end, features });
+  }
+  return { customerReferenceId: customer.customer_reference_id, asOf: now, subscriptions: out, creditPools: [] as unknown[] };
+}

@@ -1,0 +1,77 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../platform/context.js';
+import { envelopeSchema, ok } from '../../platform/http/envelope.js';
+import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
+import { accountIdOf, principalOf } from '../../platform/http/principal.js';
+import { newId } from '../../platform/ids.js';
+import { dec } from '../../platform/money.js';
+import { RefParams } from '../customers/schema.js';
+import { checkEntitlement } from './entitlements.js';
+import { listEventPage } from './events.js';
+import { ingestEvent } from './ingest.js';
+import { getUsageReport } from './report.js';
+import {
+  EntitlementParams,
+  EntitlementQuery,
+  EntitlementResultSchema,
+  EvaluateRequestSchema,
+  EventListQuery,
+  EventReceiptSchema,
+  EventRequestSchema,
+  StoredEventSchema,
+} from './schema.js';
+
+const tags = ['Entitlements and usage'];
+
+export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get('/api/v1/client/entitlements/:ref/:featureKey', {
+      config: { customerKey: 'read' },
+      schema: { tags, summary: 'Is the customer entitled to the feature now?', params: EntitlementParams, querystring: EntitlementQuery, response: { 200: envelopeSchema(EntitlementResultSchema) } },
+    }, async (request) =>
+      ok(await checkEntitlement(ctx, principalOf(request), { customerReferenceId: request.params.ref, featureKey: request.params.featureKey, record: request.query.record })));
+
+    app.post('/api/v1/client/entitlements', {
+      config: { customerKey: 'read' },
+      schema: { tags, summary: 'Evaluate a proposed usage: entitlement, limit simulation and credit quote', body: EvaluateRequestSchema, response: { 200: envelopeSchema(EntitlementResultSchema) } },
+    }, async (request) => {
+      const usage = request.body.usage ?? request.body.track;
+      return ok(
+        await checkEntitlement(ctx, principalOf(request), {
+          customerReferenceId: request.body.customerReferenceId,
+          featureKey: request.body.featureKey,
+          evaluate: { units: usage?.usageUnits ?? dec(1), model: usage?.model ?? null, flowId: request.body.context?.flowId ?? newId() },
+          record: true,
+        }),
+      );
+    });
+
+    app.post('/api/v1/client/events', {
+      config: { customerKey: 'read' },
+      schema: {
+        tags,
+        summary: 'Ingest a usage event (409 on a repeated eventIdempotencyKey)',
+        body: EventRequestSchema,
+        headers: z.object({ 'x-idempotency-key': z.string().min(1).max(255).optional() }).passthrough(),
+        response: { 200: envelopeSchema(EventReceiptSchema), 201: envelopeSchema(EventReceiptSchema) },
+      },
+    }, async (request, reply) => {
+      const { status, receipt } = await ingestEvent(ctx, principalOf(request), request.body, request.headers['x-idempotency-key']);
+      return reply.code(status).send(ok(receipt));
+    });
+
+    app.get('/api/v1/client/customers/:ref/usage', {
+      config: { customerKey: 'read' },
+      schema: { tags, summary: 'Current-period usage and projections (burndown)', params: RefParams, response: { 200: envelopeSchema(z.record(z.string(), z.unknown())) } },
+    }, async (request) => ok(await getUsageReport(ctx, principalOf(request), request.params.ref)));
+  };
+}
+
+export function usageAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get('/api/v1/tanso/events', {
+      schema: { tags: ['Usage events (admin)'], summary: 'Usage events with filters, newest first, paged', querystring: pageQuerySchema.extend(EventListQuery.shape), response: { 200: envelopeSchema(pageSchema(StoredEventSchema)) } },
+    }, async (request) => ok(await listEventPage(ctx, accountIdOf(request), request.query)));
+  };
+}

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
+
+const positiveUnits = decimalInput.refine((d) => d.gt(0), 'must be positive');
+
+export const EventRequestSchema = z.object({
+  eventName: z.string().trim().min(1).max(255),
+  eventIdempotencyKey: z.string().min(1).max(255).optional(),
+  customerReferenceId: z.string().min(1).max(255).optional(),
+  featureKey: z.string().trim().min(1).max(128),
+  usageUnits: decimalInput.refine((d) => d.gte(0), 'must not be negative').nullish(),
+  occurredAt: z.unknown().optional().describe('ISO 8601 timestamp; never a reason to reject (unparseable means now)'),
+  costAmount: decimalInput.nullish(),
+  revenueAmount: decimalInput.nullish(),
+  costInput: z
+    .object({
+      model: z.string().max(128).nullish(),
+      modelProvider: z.string().max(128).nullish(),
+      inputTokens: z.number().int().min(0).nullish(),
+      outputTokens: z.number().int().min(0).nullish(),
+      costUnits: z.unknown().optional().describe('Deprecated: use costAmount and the model fields'),
+    })
+    .optional(),
+  context: z.object({ flowId: z.string().max(255).nullish() }).passthrough().optional(),
+  flowId: z.string().max(255).nullish(),
+  meta: z.record(z.string(), z.unknown()).optional(),
+});
+export type EventRequest = z.output<typeof EventRequestSchema>;
+
+export const EventReceiptSchema = z.object({
+  eventId: z.uuid(),
+  eventIdempotencyKey: z.string(),
+  usageLimitExceeded: z.boolean().optional(),
+  message: z.string().optional(),
+  creditsDeducted: decimalOutput.optional(),
+  weightApplied: decimalOutput.optional(),
+  weightId: z.uuid().nullable().optional(),
+  weightMatch: z.string().optional(),
+  remainingBalance: decimalOutput.optional(),
+});
+
+export const EvaluateRequestSchema = z.object({
+  customerReferenceId: z.string().min(1).max(128).optional(),
+  featureKey: z.string().min(1).max(128),
+  usage: z
+    .object({
+      usageUnits: positiveUnits.optional(),
+      model: z.string().max(128).nullish(),
+      eventName: z.string().max(128).optional(),
+      meta: z.record(z.string(), z.unknown()).optional(),
+    })
+    .optional(),
+  track: z.object({ usageUnits: positiveUnits.optional(), model: z.string().max(128).nullish() }).optional(),
+  context: z.object({ flowId: z.string().min(1).max(128).optional(), idempotencyKey: z.string().max(128).optional() }).optional(),
+});
+export type EvaluateRequest = z.output<typeof EvaluateRequestSchema>;
+
+const CreditQuoteSchema = z.object({
+  weight: decimalOutput,
+  estimatedCredits: decimalOutput,
+  weightId: z.uuid().nullable(),
+  weightMatch: z.enum(['MODEL', 'FEATURE_DEFAULT', 'NONE']),
+  pricePerCredit: decimalOutput.nullable(),
+  currency: z.string().nullable(),
+  estimatedCost: decimalOutput.nullable(),
+});
+
+export const EntitlementResultSchema = z
+  .object({
+    referenceCustomerId: z.string(),
+    featureKey: z.string(),
+    allowed: z.boolean(),
+    meta: z.object({ reason: z.object({ code: z.string(), description: z.string() }) }).nullable(),
+    flowId: z.string().nullable(),
+    usage: z.object({ used: decimalOutput, limit: decimalOutput.optional(), remaining: decimalOutput.optional(), unlimited: z.boolean() }).optional(),
+    simulation: z.object({ requestedUsage: decimalOutput, projectedUsage: decimalOutput, projectedRemaining: decimalOutput, wouldExceedLimit: z.boolean() }).optional(),
+    creditQuote: CreditQuoteSchema.optional(),
+  })
+  .meta({ id: 'EntitlementResult' });
+
+export const EntitlementParams = z.object({ ref: z.string().min(1).max(255), featureKey: z.string().min(1).max(128) });
+export const EntitlementQuery = z.object({ record: z.stringbool().default(true) });
+
+export const EventListQuery = z.object({
+  customerReferenceId: z.string().min(1).max(255).optional(),
+  featureKey: z.string().min(1).max(128).optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  eventType: z.enum(['CLIENT_TRACKED', 'ENTITLEMENT_CHECKED']).optional(),
+  flowId: z.string().min(1).max(255).optional(),
+});
+
+export const StoredEventSchema = z.object({
+  id: z.uuid(),
+  eventName: z.string(),
+  eventIdempotencyKey: z.string(),
+  eventType: z.string(),
+  customerReferenceId: z.string(),
+  featureKey: z.string(),
+  subscriptionId: z.uuid().nullable(),
+  usageUnits: decimalOutput,
+  revenueAmount: decimalOutput,
+  costAmount: decimalOutput.nullable(),
+  model: z.string().nullable(),
+  modelProvider: z.string().nullable(),
+  inputTokens: z.number().nullable(),
+  outputTokens: z.number().nullable(),
+  flowId: z.string().nullable(),
+  occurredAt: z.date(),
+  ingestedAt: z.date(),
+  context: z.record(z.string(), z.unknown()),
+});
