@@ -143,6 +143,7 @@ create table invoice_items (
   id uuid primary key,
   account_id uuid not null references accounts (id),
   invoice_id uuid not null,
+  position integer not null,
   feature_id uuid,
   charge_amount numeric(18, 2) not null,
   description text not null,

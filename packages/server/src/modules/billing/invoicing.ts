@@ -46,10 +46,11 @@ export async function raiseInvoice(tx: Tx, input: RaiseInvoiceInput) {
     created_at: input.now,
     modified_at: input.now,
   });
-  const items = lines.map((l) => ({
+  const items = lines.map((l, position) => ({
     id: newId(),
     account_id: invoice.account_id,
     invoice_id: invoice.id,
+    position,
     feature_id: l.featureId ?? null,
     charge_amount: l.amount.toFixed(2),
     description: l.description,
@@ -62,14 +63,16 @@ export async function raiseInvoice(tx: Tx, input: RaiseInvoiceInput) {
 
 /** Finalises a PENDING (in-arrears) invoice: adds its lines and makes it DUE for their total. */
 export async function finaliseInvoice(tx: Tx, invoice: repo.InvoiceRow, lines: InvoiceLine[], now: Date) {
+  const existing = (await repo.listInvoiceItems(tx, invoice.account_id, [invoice.id])).length;
   const rounded = lines.map((l) => ({ ...l, amount: roundMoney(l.amount) }));
   const amount = rounded.reduce((sum, l) => sum.plus(l.amount), dec(invoice.amount));
   await repo.insertInvoiceItems(
     tx,
-    rounded.map((l) => ({
+    rounded.map((l, i) => ({
       id: newId(),
       account_id: invoice.account_id,
       invoice_id: invoice.id,
+      position: existing + i,
       feature_id: l.featureId ?? null,
       charge_amount: l.amount.toFixed(2),
       description: l.description,

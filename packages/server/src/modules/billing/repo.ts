@@ -72,7 +72,7 @@ export const updateInvoice = (db: Executor, row: InvoiceRow) =>
 export const listInvoiceItems = (db: Executor, accountId: string, invoiceIds: string[]) =>
   invoiceIds.length === 0
     ? Promise.resolve([] as InvoiceItemRow[])
-    : db.selectFrom('invoice_items').selectAll().where('account_id', '=', accountId).where('invoice_id', 'in', invoiceIds).orderBy('created_at').orderBy('id').execute();
+    : db.selectFrom('invoice_items').selectAll().where('account_id', '=', accountId).where('invoice_id', 'in', invoiceIds).orderBy('position').execute();
 
 export function listInvoices(
   db: Executor,

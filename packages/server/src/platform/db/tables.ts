@@ -185,6 +185,8 @@ export interface InvoiceItemsTable {
   id: string;
   account_id: string;
   invoice_id: string;
+  /** Line order on the invoice. */
+  position: number;
   feature_id: string | null;
   charge_amount: Numeric;
   description: string;
