@@ -29,6 +29,15 @@ export type BuildAppOptions = {
   extraRoutes?: (app: FastifyInstance) => unknown;
 };
 
+export type RouteEntry = { method: string; url: string; hidden: boolean };
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route as registered (HEAD omitted), for the OpenAPI completeness check. */
+    routeTable: RouteEntry[];
+  }
+}
+
 /** Largest accepted request body (1 MiB): larger bodies get 413 payload_too_large. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -70,7 +79,14 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/v3/api-docs' } as object });
-  app.addHook('onRoute', describeRouteForOpenApi);
+  const routeTable: RouteEntry[] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    describeRouteForOpenApi(route);
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') routeTable.push({ method, url: route.url, hidden: Boolean((route.schema as { hide?: boolean })?.hide) });
+    }
+  });
 
   registerAuth(
     app,

@@ -164,7 +164,8 @@ export async function undoScheduledCancellation(ctx: AppContext, principal: Prin
   const now = ctx.clock.now();
   await withTransaction(ctx.db, async (tx) => {
     const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
-    if (!subscription.is_active || subscription.ended_at) throw invalid('Subscription is already cancelled');
+    if (subscription.ended_at) throw invalid('Subscription is already cancelled');
+    if (!subscription.cancel_effective_at) throw invalid('No cancellation is scheduled for this subscription');
     await repo.updateSubscription(tx, { ...subscription, cancel_mode: null, cancel_effective_at: null, cancelled_at: null, modified_at: now });
   });
 }

@@ -33,6 +33,21 @@ describe('OpenAPI, Swagger UI and health', () => {
     assert.equal(doc.paths['/public/v1/login'].post.requestBody.content['application/json'].schema.required.includes('password'), true);
   });
 
+  test('when the document is generated then every registered route is in it, with a success schema and its security', async () => {
+    const doc = (await svc.http.get('/v3/api-docs')).body;
+    const routes = svc.app.routeTable.filter((r) => !r.hidden && !r.url.startsWith('/swagger-ui'));
+    assert.ok(routes.length > 40, `found ${routes.length} routes`);
+    for (const route of routes) {
+      const path = route.url.replace(/:(\w+)/g, '{$1}');
+      const op = doc.paths[path]?.[route.method.toLowerCase()];
+      assert.ok(op, `${route.method} ${path} is documented`);
+      assert.ok(op.summary, `${route.method} ${path} has a summary`);
+      assert.ok(op.responses['200'] || op.responses['201'], `${route.method} ${path} documents its success`);
+      const surface = surfaceOf(route.url);
+      if (surface !== 'open') assert.ok(op.security?.length > 0, `${route.method} ${path} names its security scheme`);
+    }
+  });
+
   test('when /swagger-ui.html is opened then it leads to the bundled UI', async () => {
     const redirect = await fetch(`${svc.baseUrl}/swagger-ui.html`, { redirect: 'manual' });
     assert.equal(redirect.status, 302);
