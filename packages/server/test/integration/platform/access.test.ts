@@ -23,13 +23,18 @@ describe('customer-scoped keys and the per-route allow-list', () => {
   async function customerKey(scopes: string[], options: { revoked?: boolean; expired?: boolean } = {}) {
     const key = generateKey('customer', 'test');
     const now = svc.clock.now();
+    const customerId = newId();
+    await svc.ctx.db
+      .insertInto('customers')
+      .values({ id: customerId, account_id: accountId, customer_reference_id: `c-${customerId}`, email: null, first_name: null, last_name: null, phone_number: null, address: null, source: 'MANUAL', created_at: now, modified_at: now })
+      .execute();
     await svc.ctx.db
       .insertInto('api_keys')
       .values({
         id: newId(),
         account_id: accountId,
         kind: 'CUSTOMER',
-        customer_id: newId(),
+        customer_id: customerId,
         scopes,
         key_hash: hashKey(key),
         key_hint: keyHint(key),
