@@ -16,7 +16,7 @@ const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = 50;
 
-type Ready = { port: number; apiKey: string };
+type Ready = { port: number; apiKey: string; featureKey: string; customers: number };
 const server = fork(new URL('./server.ts', import.meta.url).pathname, [], {
   execArgv: ['--import', 'tsx'],
   env: { ...process.env, BENCH_DATABASE_URL: url, NODE_ENV: 'production' },
@@ -27,12 +27,12 @@ const ready = await new Promise<Ready>((resolve, reject) => {
 });
 const base = `http://127.0.0.1:${ready.port}`;
 
-type Scenario = { name: string; method: 'GET' | 'POST'; path: string; body?: () => string; headers?: () => Record<string, string> };
+type Scenario = { name: string; method: 'GET' | 'POST'; path: string | (() => string); body?: () => string; headers?: () => Record<string, string> };
 type Result = { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number };
 
 async function measure(s: Scenario): Promise<Result> {
   const result = await autocannon({
-    url: base + s.path,
+    url: base + (typeof s.path === 'string' ? s.path : s.path()),
     method: s.method,
     connections,
     duration: seconds,
@@ -41,6 +41,7 @@ async function measure(s: Scenario): Promise<Result> {
       {
         setupRequest: (req: any) => ({
           ...req,
+          ...(typeof s.path === 'function' ? { path: s.path() } : {}),
           ...(s.body ? { body: s.body() } : {}),
           headers: { ...req.headers, ...(s.headers ? s.headers() : {}) },
         }),
@@ -86,11 +87,40 @@ try {
     body: () => '{}',
     headers: () => ({ 'idempotency-key': randomUUID() }),
   });
+  let n = 0;
+  const nextCustomer = () => `bench-${n++ % ready.customers}`;
+  const check = await measure({ name: 'entitlement-get', method: 'GET', path: () => `/api/v1/client/entitlements/${nextCustomer()}/${ready.featureKey}` });
+  const checkNoRecord = await measure({ name: 'entitlement-get-norec', method: 'GET', path: () => `/api/v1/client/entitlements/${nextCustomer()}/${ready.featureKey}?record=false` });
+  const evaluate = await measure({
+    name: 'entitlement-evaluate',
+    method: 'POST',
+    path: '/api/v1/client/entitlements',
+    body: () => JSON.stringify({ customerReferenceId: nextCustomer(), featureKey: ready.featureKey, usage: { usageUnits: 3, model: 'gpt' } }),
+  });
+  const ingest = await measure({
+    name: 'ingest-spread',
+    method: 'POST',
+    path: '/api/v1/client/events',
+    body: () => JSON.stringify({ eventName: 'msg', eventIdempotencyKey: randomUUID(), customerReferenceId: nextCustomer(), featureKey: ready.featureKey, usageUnits: 2, costInput: { model: 'gpt' } }),
+  });
+  const ingestHot = await measure({
+    name: 'ingest-hot-customer',
+    method: 'POST',
+    path: '/api/v1/client/events',
+    body: () => JSON.stringify({ eventName: 'msg', eventIdempotencyKey: randomUUID(), customerReferenceId: 'bench-0', featureKey: ready.featureKey, usageUnits: 2 }),
+  });
+  const within = (r: Result, base: Result, share: number, p99: number) =>
+    `>= ${share * 100}% of ${base.name}, p99 <= ${p99} ms: ${r.rps / base.rps >= share && r.p99 <= p99 ? 'met' : 'MISSED'}`;
   print([
     { r: pk },
     { r: insert },
     { r: health, baseline: pk },
     { r: idem, baseline: insert, target: 'informational: cost of Idempotency-Key' },
+    { r: check, baseline: pk, target: within(check, pk, 0.5, 10) },
+    { r: checkNoRecord, baseline: pk, target: 'informational: without the audit event' },
+    { r: evaluate, baseline: pk, target: within(evaluate, pk, 0.5, 10) },
+    { r: ingest, baseline: insert, target: within(ingest, insert, 0.4, 25) },
+    { r: ingestHot, baseline: insert, target: 'informational: one customer, one counter row' },
   ]);
 } finally {
   server.send('stop');

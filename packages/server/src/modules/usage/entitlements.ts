@@ -8,6 +8,7 @@ import { fromStoredRuleValue } from '../catalog/rule-value.js';
 import { resolveCallerCustomer } from '../customers/service.js';
 import { quoteCredits } from './credits-seam.js';
 import { decideEntitlement, DENIAL_DESCRIPTIONS, periodContaining } from './domain.js';
+import { usedInPeriod } from './ingest.js';
 import * as repo from './repo.js';
 
 export type CheckInput = {
@@ -19,11 +20,11 @@ export type CheckInput = {
 };
 
 /** Usage in the rule's window: the current period's counter, or every period for accumulate. */
-function usedInWindow(c: repo.CheckContext, resetMode: 'reset' | 'accumulate', now: Date): Decimal {
+async function usedInWindow(ctx: AppContext, accountId: string, c: repo.CheckContext, resetMode: 'reset' | 'accumulate', now: Date): Promise<Decimal> {
   if (resetMode === 'accumulate') return dec(c.used_total ?? '0');
   const period = periodContaining({ start: c.current_period_start!, end: c.current_period_end! }, c.interval_months!, c.billing_anchor_day!, now);
-  const counter = c.counters?.find((k) => new Date(k.p).getTime() === period.start.getTime());
-  return dec(counter?.u ?? '0');
+  const used = await usedInPeriod(ctx.db, c, { accountId, subscriptionId: c.subscription_id!, featureId: c.feature_id!, periodStart: period.start });
+  return dec(used ?? '0');
 }
 
 /**
@@ -41,7 +42,7 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
   if (!c) throw notFound('Customer not found');
   const pricing = c.rule_enabled && c.rule_value ? fromStoredRuleValue(c.rule_value).pricing : null;
   const hasRule = Boolean(c.feature_id && c.rule_value && c.rule_enabled);
-  const used = c.subscription_id && hasRule ? usedInWindow(c, pricing?.resetMode ?? 'reset', now) : dec(0);
+  const used = c.subscription_id && hasRule ? await usedInWindow(ctx, principal.accountId, c, pricing?.resetMode ?? 'reset', now) : dec(0);
 
   const { quote: creditQuote, limitReached: creditLimitReached } = await quoteCredits({
     accountId: principal.accountId,

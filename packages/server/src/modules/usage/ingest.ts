@@ -72,10 +72,18 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
         }
       : null;
     if (counterKey) {
-      const counter = await repo.lockCounter(tx, counterKey);
-      const lockedUsed = dec(counter.used);
-      const used = pricing?.resetMode === 'accumulate' ? otherPeriodsUsage(c, counterKey.periodStart).plus(lockedUsed) : lockedUsed;
-      if (!fitsWithinLimit(used, units, pricing?.maxUsage ?? null)) {
+      const maxUsage = pricing?.maxUsage ?? null;
+      const elsewhere = pricing?.resetMode === 'accumulate'
+        ? dec(c.used_total ?? '0').minus(dec((await usedInPeriod(tx, c, counterKey)) ?? '0'))
+        : dec(0);
+      const accepted = await repo.incrementCounterWithinCap(
+        tx,
+        counterKey,
+        units.toFixed(),
+        roundCredits(revenue).toFixed(),
+        maxUsage ? { maxUsage: maxUsage.toFixed(), alreadyUsedElsewhere: elsewhere.toFixed() } : null,
+      );
+      if (!accepted) {
         limitExceeded = true;
         storedUnits = dec(0);
         revenue = dec(0);
@@ -123,7 +131,6 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
       meta: input.meta ? stringifyJsonForStorage(input.meta) : null,
     });
     if (!inserted) throw new AppError('conflict', `Event with eventIdempotencyKey '${key}' was already ingested`);
-    if (counterKey && !limitExceeded) await repo.addToCounter(tx, counterKey, units.toFixed(), roundCredits(revenue).toFixed());
 
     return {
       status: (limitExceeded ? 200 : 201) as 200 | 201,
@@ -158,7 +165,9 @@ async function loadOrCreateContext(tx: Tx, accountId: string, ref: string, featu
   return (await repo.loadCheckContext(tx, accountId, ref, featureKey))!;
 }
 
-function otherPeriodsUsage(c: repo.CheckContext, periodStart: Date): Decimal {
-  const current = c.counters?.find((k) => new Date(k.p).getTime() === periodStart.getTime());
-  return dec(c.used_total ?? '0').minus(dec(current?.u ?? '0'));
+/** Usage already counted in the counter's period: from the context row when it is the current one. */
+export async function usedInPeriod(db: Tx | AppContext['db'], c: repo.CheckContext, key: repo.CounterKey): Promise<string | null> {
+  return c.current_period_start && c.current_period_start.getTime() === key.periodStart.getTime()
+    ? c.used_current
+    : repo.findCounterUsed(db, key);
 }

@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { UsageEventsTable } from '../../platform/db/tables.js';
+import { dec } from '../../platform/money.js';
 
 export type UsageEventRow = Selectable<UsageEventsTable>;
 
@@ -17,15 +18,17 @@ export type CheckContext = {
   rule_enabled: boolean | null;
   rule_value: Record<string, unknown> | null;
   credit_model_id: string | null;
-  /** [{p: period_start ISO, u: used as text}] for periods from the current one on. */
-  counters: { p: string; u: string }[] | null;
+  /** Usage counted in the subscription's current period (text: exact). */
+  used_current: string | null;
+  /** Usage counted in every period of the subscription, for accumulate mode. */
   used_total: string | null;
 };
 
 /**
  * Everything an entitlement check or an ingestion needs, in one round trip: the customer, the
  * feature, the customer's active subscription (newest), the plan's rule for the feature, and the
- * usage counters. Undefined when the customer does not exist.
+ * usage counters (one primary-key row for the current period). Undefined when the customer does not
+ * exist.
  */
 export async function loadCheckContext(db: Executor, accountId: string, customerRef: string, featureKey: string): Promise<CheckContext | undefined> {
   const { rows } = await sql<CheckContext>`
@@ -33,12 +36,11 @@ export async function loadCheckContext(db: Executor, accountId: string, customer
            s.id as subscription_id, s.plan_id, s.current_period_start, s.current_period_end,
            s.billing_anchor_day, s.entitlements_revoked, p.interval_months,
            r.is_enabled as rule_enabled, r.value as rule_value, r.credit_model_id,
-           (select json_agg(json_build_object('p', uc.period_start, 'u', uc.used::text))
-              from usage_counters uc
-             where uc.account_id = c.account_id and uc.subscription_id = s.id and uc.feature_id = f.id
-               and uc.period_start >= s.current_period_start) as counters,
-           (select sum(uc.used)::text from usage_counters uc
-             where uc.account_id = c.account_id and uc.subscription_id = s.id and uc.feature_id = f.id) as used_total
+           uc.used::text as used_current,
+           case when r.value -> 'pricing' ->> 'reset_mode' = 'accumulate' then
+             (select sum(t.used)::text from usage_counters t
+               where t.account_id = c.account_id and t.subscription_id = s.id and t.feature_id = f.id)
+           end as used_total
       from customers c
       left join features f on f.account_id = c.account_id and f.key = ${featureKey}
       left join lateral (
@@ -47,37 +49,51 @@ export async function loadCheckContext(db: Executor, accountId: string, customer
          order by s.created_at desc limit 1) s on true
       left join plans p on p.account_id = s.account_id and p.id = s.plan_id
       left join plan_feature_rules r on r.account_id = s.account_id and r.plan_id = s.plan_id and r.feature_id = f.id
+      left join usage_counters uc on uc.account_id = c.account_id and uc.subscription_id = s.id
+                                  and uc.feature_id = f.id and uc.period_start = s.current_period_start
      where c.account_id = ${accountId} and c.customer_reference_id = ${customerRef}`.execute(db);
   return rows[0];
 }
 
-/** Creates the counter row if missing, then locks it: concurrent events on one counter serialise here. */
-export async function lockCounter(db: Executor, key: { accountId: string; subscriptionId: string; featureId: string; periodStart: Date }) {
-  await db
-    .insertInto('usage_counters')
-    .values({ account_id: key.accountId, subscription_id: key.subscriptionId, feature_id: key.featureId, period_start: key.periodStart, used: '0', revenue: '0' })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  return db
+/** Usage counted for one period (the rare path when the cycle job has not yet rolled a period). */
+export async function findCounterUsed(db: Executor, key: CounterKey): Promise<string | null> {
+  const row = await db
     .selectFrom('usage_counters')
-    .select(['used', 'revenue'])
+    .select(sql<string>`used::text`.as('used'))
     .where('account_id', '=', key.accountId)
     .where('subscription_id', '=', key.subscriptionId)
     .where('feature_id', '=', key.featureId)
     .where('period_start', '=', key.periodStart)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  return row?.used ?? null;
 }
 
-export async function addToCounter(db: Executor, key: { accountId: string; subscriptionId: string; featureId: string; periodStart: Date }, units: string, revenue: string) {
-  await db
-    .updateTable('usage_counters')
-    .set({ used: sql`used + ${units}::numeric`, revenue: sql`revenue + ${revenue}::numeric` })
-    .where('account_id', '=', key.accountId)
-    .where('subscription_id', '=', key.subscriptionId)
-    .where('feature_id', '=', key.featureId)
-    .where('period_start', '=', key.periodStart)
-    .execute();
+export type CounterKey = { accountId: string; subscriptionId: string; featureId: string; periodStart: Date };
+
+/**
+ * Adds an event's units and revenue to its period counter in one statement, creating the row if
+ * needed, but only while the result stays within `maxUsage` (null: no cap). The row lock the upsert
+ * takes is held to commit, so concurrent events on one counter serialise and the cap holds.
+ * Returns false when the event would exceed the cap (nothing is added).
+ */
+export async function incrementCounterWithinCap(db: Executor, key: CounterKey, units: string, revenue: string, cap: { maxUsage: string; alreadyUsedElsewhere: string } | null): Promise<boolean> {
+  if (cap && dec(units).plus(dec(cap.alreadyUsedElsewhere)).gt(dec(cap.maxUsage))) {
+    // Even an empty counter could not take it; still lock nothing and refuse.
+    return false;
+  }
+  const row = await db
+    .insertInto('usage_counters')
+    .values({ account_id: key.accountId, subscription_id: key.subscriptionId, feature_id: key.featureId, period_start: key.periodStart, used: units, revenue })
+    .onConflict((oc) => {
+      const update = oc.columns(['account_id', 'subscription_id', 'feature_id', 'period_start']).doUpdateSet({
+        used: sql`usage_counters.used + excluded.used`,
+        revenue: sql`usage_counters.revenue + excluded.revenue`,
+      });
+      return cap ? update.where(sql<boolean>`usage_counters.used + excluded.used + ${cap.alreadyUsedElsewhere}::numeric <= ${cap.maxUsage}::numeric`) : update;
+    })
+    .returning(sql<number>`1`.as('ok'))
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Inserts an event unless its idempotency key exists; undefined means a duplicate. */

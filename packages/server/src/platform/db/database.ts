@@ -48,7 +48,7 @@ function openPostgres(options: { url: string; poolSize?: number; searchPath?: st
   });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
   return {
     kind: 'postgres',
     db,
@@ -70,6 +70,41 @@ function openPostgres(options: { url: string; poolSize?: number; searchPath?: st
       if (!pool.ended) await pool.end();
     },
   };
+}
+
+/** Distinct statement texts that get a server-side prepared statement (per connection). */
+const MAX_NAMED_STATEMENTS = 500;
+
+/**
+ * Runs parameterised queries as named prepared statements, so PostgreSQL parses and plans each
+ * query text once per connection instead of on every call (planning is most of the cost of the
+ * entitlement check's joins). Texts beyond MAX_NAMED_STATEMENTS run unnamed, which bounds the
+ * statements a connection holds.
+ */
+function withNamedStatements(pool: pg.Pool): pg.Pool {
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (!name && names.size < MAX_NAMED_STATEMENTS) names.set(text, (name = `tally_${names.size}`));
+    return name;
+  };
+  const patched = new WeakSet<pg.PoolClient>();
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  return Object.assign(Object.create(pool) as pg.Pool, {
+    async connect() {
+      const client = await connect();
+      if (!patched.has(client)) {
+        patched.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+        (client as { query: unknown }).query = (text: unknown, values?: unknown[]) => {
+          const name = typeof text === 'string' && values && values.length > 0 ? nameOf(text) : undefined;
+          return name ? query({ name, text, values }) : values === undefined ? query(text) : query(text, values);
+        };
+      }
+      return client;
+    },
+    end: () => pool.end(),
+  });
 }
 
 async function openPglite(dataDir: string | undefined): Promise<Database> {
