@@ -12,6 +12,7 @@ import { accountRoutes } from './modules/accounts/routes.js';
 import * as accounts from './modules/accounts/service.js';
 import { billingAdminRoutes, billingClientRoutes } from './modules/billing/routes.js';
 import { catalogAdminRoutes, catalogClientRoutes } from './modules/catalog/routes.js';
+import { tariffAdminRoutes, tariffClientRoutes } from './modules/credits/tariff/routes.js';
 import { customerAdminRoutes, customerClientRoutes } from './modules/customers/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { usageAdminRoutes, usageClientRoutes } from './modules/usage/routes.js';
@@ -100,7 +101,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(healthRoutes(ctx));
   await app.register(accountRoutes(ctx));
   // Monetization module (its switch answers module_disabled by path prefix in the auth hook).
-  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes]) {
+  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes]) {
     await app.register(routes(ctx));
   }
   if (options.extraRoutes) await app.register(async (scope) => void (await options.extraRoutes!(scope)));

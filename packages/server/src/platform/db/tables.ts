@@ -226,7 +226,151 @@ export interface UsageCountersTable {
   revenue: Numeric;
 }
 
+export type RolloverPolicy = 'NONE' | 'FULL' | 'CAPPED';
+
+export interface CreditModelsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  denomination: string;
+  description: string | null;
+  hard_limit: boolean;
+  rollover_policy: RolloverPolicy;
+  rollover_cap: Numeric | null;
+  metadata: Json;
+  deleted_at: Date | null;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface PlanCreditAllocationsTable {
+  id: string;
+  account_id: string;
+  plan_id: string;
+  credit_model_id: string;
+  credit_amount: Numeric;
+  grant_expires_months: number | null;
+  hard_limit: boolean | null;
+  created_at: Date;
+}
+
+export interface CreditPoolsTable {
+  id: string;
+  account_id: string;
+  customer_id: string | null;
+  name: string;
+  denomination: string;
+  currency: string | null;
+  hard_limit: boolean;
+  rollover_policy: RolloverPolicy;
+  rollover_cap: Numeric | null;
+  status: 'ACTIVE' | 'FROZEN' | 'DEPLETED' | 'ARCHIVED';
+  balance: Numeric;
+  total_granted: Numeric;
+  total_consumed: Numeric;
+  total_expired: Numeric;
+  total_reversed: Numeric;
+  ledger_seq: ColumnType<string, string | number, string | number>;
+  metadata: Json;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface CreditPoolLinksTable {
+  account_id: string;
+  credit_pool_id: string;
+  subscription_id: string;
+  draw_priority: number;
+  draw_limit: Numeric | null;
+  total_drawn: Numeric;
+  created_at: Date;
+}
+
+export type GrantType = 'PLAN_INCLUDED' | 'PURCHASED' | 'PROMOTIONAL' | 'REFUND' | 'SYSTEM' | 'ROLLOVER' | 'MANUAL';
+
+export interface CreditGrantsTable {
+  id: string;
+  account_id: string;
+  credit_pool_id: string;
+  subscription_id: string | null;
+  invoice_id: string | null;
+  grant_type: GrantType;
+  amount: Numeric;
+  remaining: Numeric;
+  unit_price: Numeric | null;
+  currency: string | null;
+  expires_at: Date | null;
+  description: string | null;
+  voided_at: Date | null;
+  period_start: Date | null;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  metadata: Json;
+  created_at: Date;
+  seq: Generated<string>;
+}
+
+export type TransactionType = 'GRANT' | 'DEDUCTION' | 'EXPIRATION' | 'REVERSAL' | 'ADJUSTMENT' | 'FREEZE' | 'UNFREEZE';
+
+export interface CreditTransactionsTable {
+  id: string;
+  account_id: string;
+  credit_pool_id: string;
+  seq: ColumnType<string, string | number, string | number>;
+  credit_grant_id: string | null;
+  transaction_type: TransactionType;
+  amount: Numeric;
+  balance_before: Numeric;
+  balance_after: Numeric;
+  description: string | null;
+  reversed_transaction_id: string | null;
+  subscription_id: string | null;
+  event_id: string | null;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  metadata: Json;
+  created_at: Date;
+}
+
+export interface CreditTransactionDrawsTable {
+  account_id: string;
+  transaction_id: string;
+  credit_grant_id: string;
+  amount: Numeric;
+}
+
+export interface CreditWeightsTable {
+  id: string;
+  account_id: string;
+  feature_id: string;
+  model: string | null;
+  credits_per_unit: Numeric;
+  effective_from: Date;
+  created_by: string | null;
+  created_at: Date;
+}
+
+export interface CreditPricesTable {
+  id: string;
+  account_id: string;
+  denomination: string;
+  currency: string;
+  price_per_credit: Numeric;
+  effective_from: Date;
+  created_by: string | null;
+  created_at: Date;
+}
+
 export interface DB {
+  credit_models: CreditModelsTable;
+  plan_credit_allocations: PlanCreditAllocationsTable;
+  credit_pools: CreditPoolsTable;
+  credit_pool_links: CreditPoolLinksTable;
+  credit_grants: CreditGrantsTable;
+  credit_transactions: CreditTransactionsTable;
+  credit_transaction_draws: CreditTransactionDrawsTable;
+  credit_weights: CreditWeightsTable;
+  credit_prices: CreditPricesTable;
   features: FeaturesTable;
   plans: PlansTable;
   plan_feature_rules: PlanFeatureRulesTable;
