@@ -26,3 +26,28 @@ export async function seedMonetization(ctx: AppContext, accountId: string) {
   }
   return { featureKey: feature.key, customers: BENCH_CUSTOMERS };
 }
+
+/**
+ * A credit-backed feature on its own free plan: every period grants a large allocation in a soft
+ * pool (so the benchmark measures draw-down, not refusals), with a model weight in effect.
+ */
+export async function seedCredits(ctx: AppContext, accountId: string) {
+  const { createModel, allocateToPlan } = await import('../src/modules/credits/service.js');
+  const { publishWeights } = await import('../src/modules/credits/tariff/service.js');
+  const feature = await catalog.createFeature(ctx, accountId, { name: 'Bench credits', key: 'bench.credits' });
+  const model = await createModel(ctx, accountId, { name: 'Bench credits', denomination: 'bench-credits', hardLimit: false });
+  const plan = await catalog.createPlan(ctx, accountId, { key: 'bench-credits', name: 'Bench credits', description: 'Credit benchmark plan', intervalMonths: 1 } as never);
+  await catalog.updatePlan(ctx, accountId, plan.id, { priceAmount: (await import('../src/platform/money.js')).dec(0) });
+  await catalog.createRule(ctx, accountId, { planId: plan.id, featureId: feature.id, creditModelId: model.id, value: { pricing: { model: 'usage', usage_unit_type: 'tokens', price_per_unit: '0' } } });
+  await allocateToPlan(ctx, accountId, { modelId: model.id, planId: plan.id, creditAmount: '1000000000' });
+  await catalog.updatePlan(ctx, accountId, plan.id, { status: 'ACTIVE' });
+  const effectiveFrom = new Date(Date.now() + 1000);
+  await publishWeights(ctx, accountId, 'bench', { effectiveFrom, entries: [{ featureId: feature.id, model: 'gpt', creditsPerUnit: (await import('../src/platform/money.js')).dec('2.5') }] } as never);
+  const principal = { kind: 'tenant' as const, accountId, keyId: 'bench' };
+  for (let i = 0; i < BENCH_CUSTOMERS; i++) {
+    await createCustomer(ctx, accountId, { customerReferenceId: `bench-credit-${i}`, email: `bench-credit-${i}@example.com` });
+    await subscribe(ctx, principal, { customerReferenceId: `bench-credit-${i}`, planId: plan.id });
+  }
+  await new Promise((r) => setTimeout(r, Math.max(0, effectiveFrom.getTime() - Date.now() + 50)));
+  return { creditFeatureKey: feature.key };
+}

@@ -16,7 +16,7 @@ const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = 50;
 
-type Ready = { port: number; apiKey: string; featureKey: string; customers: number };
+type Ready = { port: number; apiKey: string; featureKey: string; creditFeatureKey: string; customers: number };
 const server = fork(new URL('./server.ts', import.meta.url).pathname, [], {
   execArgv: ['--import', 'tsx'],
   env: { ...process.env, BENCH_DATABASE_URL: url, NODE_ENV: 'production' },
@@ -109,6 +109,18 @@ try {
     path: '/api/v1/client/events',
     body: () => JSON.stringify({ eventName: 'msg', eventIdempotencyKey: randomUUID(), customerReferenceId: 'bench-0', featureKey: ready.featureKey, usageUnits: 2 }),
   });
+  const creditSpread = await measure({
+    name: 'credit-ingest-spread',
+    method: 'POST',
+    path: '/api/v1/client/events',
+    body: () => JSON.stringify({ eventName: 'msg', eventIdempotencyKey: randomUUID(), customerReferenceId: `bench-credit-${n++ % ready.customers}`, featureKey: ready.creditFeatureKey, usageUnits: 2, costInput: { model: 'gpt' } }),
+  });
+  const creditHot = await measure({
+    name: 'credit-ingest-hot',
+    method: 'POST',
+    path: '/api/v1/client/events',
+    body: () => JSON.stringify({ eventName: 'msg', eventIdempotencyKey: randomUUID(), customerReferenceId: 'bench-credit-0', featureKey: ready.creditFeatureKey, usageUnits: 2, costInput: { model: 'gpt' } }),
+  });
   const within = (r: Result, base: Result, share: number, p99: number) =>
     `>= ${share * 100}% of ${base.name}, p99 <= ${p99} ms: ${r.rps / base.rps >= share && r.p99 <= p99 ? 'met' : 'MISSED'}`;
   print([
@@ -121,6 +133,8 @@ try {
     { r: evaluate, baseline: pk, target: within(evaluate, pk, 0.5, 10) },
     { r: ingest, baseline: insert, target: within(ingest, insert, 0.4, 25) },
     { r: ingestHot, baseline: insert, target: 'informational: one customer, one counter row' },
+    { r: creditSpread, baseline: ingest, target: `>= 60% of ingest-spread: ${creditSpread.rps / ingest.rps >= 0.6 ? 'met' : 'MISSED'}` },
+    { r: creditHot, baseline: ingestHot, target: `>= 1000 events/s, no errors: ${creditHot.rps >= 1000 && creditHot.errors + creditHot.non2xx === 0 ? 'met' : 'MISSED'}` },
   ]);
 } finally {
   server.send('stop');

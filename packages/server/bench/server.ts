@@ -12,7 +12,7 @@ import { ok } from '../src/platform/http/envelope.js';
 import { accountIdOf } from '../src/platform/http/principal.js';
 import { newId } from '../src/platform/ids.js';
 import { createRuntime } from '../src/runtime.js';
-import { seedMonetization } from './fixtures.js';
+import { seedCredits, seedMonetization } from './fixtures.js';
 
 const url = process.env.BENCH_DATABASE_URL!;
 const schema = `bench_${randomBytes(4).toString('hex')}`;
@@ -44,7 +44,7 @@ const runtime = await createRuntime(config, {
   },
 });
 const { apiKey, accountId } = await createAccount(runtime.ctx, { accountName: 'bench', username: `bench-${schema}`, password: 'bench password' });
-const fixture = await seedMonetization(runtime.ctx, accountId);
+const fixture = { ...(await seedMonetization(runtime.ctx, accountId)), ...(await seedCredits(runtime.ctx, accountId)) };
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });
 const address = runtime.app.server.address();
 process.send!({ port: typeof address === 'object' && address ? address.port : 0, apiKey, accountId, schema, ...fixture });

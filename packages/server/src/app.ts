@@ -12,6 +12,7 @@ import { accountRoutes } from './modules/accounts/routes.js';
 import * as accounts from './modules/accounts/service.js';
 import { billingAdminRoutes, billingClientRoutes } from './modules/billing/routes.js';
 import { catalogAdminRoutes, catalogClientRoutes } from './modules/catalog/routes.js';
+import { creditAdminRoutes, creditClientRoutes } from './modules/credits/routes.js';
 import { tariffAdminRoutes, tariffClientRoutes } from './modules/credits/tariff/routes.js';
 import { customerAdminRoutes, customerClientRoutes } from './modules/customers/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
@@ -101,7 +102,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(healthRoutes(ctx));
   await app.register(accountRoutes(ctx));
   // Monetization module (its switch answers module_disabled by path prefix in the auth hook).
-  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes]) {
+  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes]) {
     await app.register(routes(ctx));
   }
   if (options.extraRoutes) await app.register(async (scope) => void (await options.extraRoutes!(scope)));

@@ -62,6 +62,14 @@ export function monetization(svc: TestService, auth: { token: string; apiKey: st
       }
       return expectOk(admin('PATCH', `/plans/${plan.id}`, { status: 'ACTIVE' }));
     },
+    creditModel: (overrides: Record<string, unknown> = {}) =>
+      expectOk(admin('POST', '/credits/models', { name: 'AI credits', denomination: `cr-${unique()}`, ...overrides }), 201),
+    /** Runs the whole ledger audit and fails the test on any difference. */
+    async audit() {
+      const report = await expectOk(admin('GET', '/credits/audit'));
+      assert.deepEqual(report.discrepancies, [], 'the ledger audit finds no difference');
+      return report;
+    },
     customer: (ref = `cust-${unique()}`) => expectOk(client('POST', '/customers', { customerReferenceId: ref, email: `${ref}@example.com` }), 201),
     subscribe: (customerReferenceId: string, planId: string) => expectOk(client('POST', '/subscriptions', { customerReferenceId, planId }), 201),
     markPaid: (invoiceId: string) => expectOk(client('POST', `/billing/invoices/${invoiceId}/mark-paid`)),

@@ -69,7 +69,8 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     logStream,
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
   });
-  await runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  // A deep accept queue: the hammer tests open a thousand connections at once.
+  await runtime.app.listen({ port: 0, host: '127.0.0.1', backlog: 2048 });
   const address = runtime.app.server.address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   return {

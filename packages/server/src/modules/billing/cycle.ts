@@ -3,6 +3,7 @@ import type { Tx } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import type { Job } from '../../platform/jobs/scheduler.js';
 import * as catalogRepo from '../catalog/repo.js';
+import { expireDueGrants } from '../credits/lifecycle.js';
 import { basePriceLine, finaliseInvoice, raiseInvoice, usageLines } from './invoicing.js';
 import { onPeriodPaid, onSubscriptionEnded } from './lifecycle.js';
 import { computeNextPeriod } from './periods.js';
@@ -16,6 +17,7 @@ export function billingJobs(ctx: AppContext): Job[] {
   return [
     { name: 'subscription-cycle', cron: '0 * * * *', run: ({ now }) => runSubscriptionCycle(ctx, now) },
     { name: 'invoice-due', cron: '0 4 * * *', run: ({ now }) => runPastDue(ctx, now) },
+    { name: 'credit-expiration', cron: '0 */15 * * * *', run: ({ now }) => expireDueGrants(ctx, now) },
   ];
 }
 
@@ -70,7 +72,7 @@ async function rollOver(tx: Tx, accountId: string, subscriptionId: string, now: 
     const next = computeNextPeriod(closed.end, plan.interval_months!, subscription.billing_anchor_day);
     await closePeriod(tx, subscription, plan, closed, now, { nextPeriod: next });
     subscription = await repo.updateSubscription(tx, { ...subscription, current_period_start: next.start, current_period_end: next.end, modified_at: now });
-    await onPeriodPaid(tx, subscription, plan, next);
+    await onPeriodPaid(tx, subscription, plan, next, now);
   }
 }
 

@@ -28,7 +28,7 @@ export async function markInvoicePaid(ctx: AppContext, accountId: string, invoic
     if (invoice.type === 'IN_ADVANCE_INITIAL' && !subscription.is_active && !subscription.ended_at && !subscription.cancelled_at) {
       next = await repo.updateSubscription(tx, { ...subscription, is_active: true, modified_at: now });
       const plan = (await catalogRepo.findPlan(tx, accountId, subscription.plan_id))!;
-      await onPeriodPaid(tx, next, plan, { start: subscription.current_period_start, end: subscription.current_period_end });
+      await onPeriodPaid(tx, next, plan, { start: subscription.current_period_start, end: subscription.current_period_end }, now);
     }
     if (invoice.status === 'PAST_DUE' && next.entitlements_revoked && !(await repo.hasPastDue(tx, accountId, subscription.id))) {
       await repo.updateSubscription(tx, { ...next, entitlements_revoked: false, modified_at: now });

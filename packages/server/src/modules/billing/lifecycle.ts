@@ -1,17 +1,20 @@
 import type { Tx } from '../../platform/db/database.js';
+import { clawBackPlanCredits, grantPeriodCredits, grantUpgradeDelta } from '../credits/lifecycle.js';
 import type { PlanRow } from '../catalog/repo.js';
 import type { SubscriptionRow } from './repo.js';
 
 /**
- * Seams where the credit wallet joins the subscription lifecycle. Billing calls them inside its own
- * transaction; they must be idempotent per (subscription, period).
- *
- * Plan-included credits are granted in onPeriodPaid and clawed back in onSubscriptionEnded; an
- * upgrade grants the allocation difference in onPlanChanged. Until the credits module lands they
- * have nothing to do.
+ * Where the credit wallet joins the subscription lifecycle. Billing calls these inside its own
+ * transaction; each is idempotent per (subscription, period) or per plan change.
  */
-export async function onPeriodPaid(_tx: Tx, _subscription: SubscriptionRow, _plan: PlanRow, _period: { start: Date; end: Date }): Promise<void> {}
+export function onPeriodPaid(tx: Tx, subscription: SubscriptionRow, plan: PlanRow, period: { start: Date; end: Date }, now: Date): Promise<void> {
+  return grantPeriodCredits(tx, subscription, plan, period, now);
+}
 
-export async function onSubscriptionEnded(_tx: Tx, _subscription: SubscriptionRow, _now: Date): Promise<void> {}
+export function onSubscriptionEnded(tx: Tx, subscription: SubscriptionRow, now: Date): Promise<void> {
+  return clawBackPlanCredits(tx, subscription, now);
+}
 
-export async function onPlanChanged(_tx: Tx, _subscription: SubscriptionRow, _from: PlanRow, _to: PlanRow, _changeId: string): Promise<void> {}
+export function onPlanChanged(tx: Tx, subscription: SubscriptionRow, from: PlanRow, to: PlanRow, changeId: string, now: Date): Promise<void> {
+  return grantUpgradeDelta(tx, subscription, from, to, changeId, now);
+}

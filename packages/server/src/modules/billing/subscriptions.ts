@@ -80,7 +80,7 @@ export async function subscribe(ctx: AppContext, principal: Principal, input: Su
       lines: inArrears ? [] : [basePriceLine(plan)],
       now,
     });
-    if (activeAtOnce) await onPeriodPaid(tx, subscription, plan, period);
+    if (activeAtOnce) await onPeriodPaid(tx, subscription, plan, period, now);
     return { subscription, invoiceId: invoice.id };
   });
   return subscribeResult(ctx, principal.accountId, subscription, invoiceId);
@@ -224,7 +224,7 @@ export async function changePlan(ctx: AppContext, principal: Principal, subscrip
       });
       invoiceId = invoice.id;
     }
-    await onPlanChanged(tx, swapped, from, to, change.id);
+    await onPlanChanged(tx, swapped, from, to, change.id, now);
     return { subscription: swapped, invoiceId };
   });
   const view = await subscribeResult(ctx, principal.accountId, (await repo.findSubscription(ctx.db, principal.accountId, result.subscription.id))!, result.invoiceId);

@@ -1,6 +1,8 @@
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
+import { listAllocations } from '../credits/repo.js';
+import { toAllocation } from '../credits/views.js';
 import * as repo from './repo.js';
 import { fromStoredRuleValue, type Pricing } from './rule-value.js';
 import { toFeature, toPlan } from './service.js';
@@ -30,7 +32,10 @@ export async function listActiveCatalog(ctx: AppContext, accountId: string, page
     repo.listPlans(ctx.db, accountId, { status: 'ACTIVE', limit: page.limit, offset: page.offset }),
     repo.countPlans(ctx.db, accountId, 'ACTIVE'),
   ]);
-  const rules = await repo.listRulesOfPlans(ctx.db, accountId, plans.map((p) => p.id));
+  const [rules, allocations] = await Promise.all([
+    repo.listRulesOfPlans(ctx.db, accountId, plans.map((p) => p.id)),
+    listAllocations(ctx.db, accountId, plans.map((p) => p.id)),
+  ]);
   const items = plans.map((plan) => {
     const { status: _s, createdAt: _c, modifiedAt: _m, ...planView } = toPlan(plan);
     return {
@@ -44,7 +49,7 @@ export async function listActiveCatalog(ctx: AppContext, accountId: string, page
           description: r.feature_description,
           ...toPricingView(fromStoredRuleValue(r.value).pricing),
         })),
-      creditAllocations: [] as Record<string, unknown>[],
+      creditAllocations: allocations.filter((a) => a.plan_id === plan.id).map(toAllocation) as Record<string, unknown>[],
     };
   });
   return toPage(items, total, page);

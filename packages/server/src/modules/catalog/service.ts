@@ -1,10 +1,13 @@
 import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/database.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError, conflict, invalid, notFound } from '../../platform/errors/app-error.js';
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import { ACTIVE_PLAN_IMMUTABLE, checkActivation, checkPlanTransition } from './domain.js';
+import { listAllocations } from '../credits/repo.js';
+import { toAllocation } from '../credits/views.js';
 import * as repo from './repo.js';
 import type { FeatureCreate, FeatureUpdate, PlanCreate, PlanUpdate, RuleRequest } from './schema.js';
 import { fromStoredRuleValue, parseRuleValue, toRuleValueJson, toStoredRuleValue } from './rule-value.js';
@@ -206,10 +209,17 @@ export async function getPlanWithFeatures(ctx: AppContext, accountId: string, id
   const plan = await getPlan(ctx, accountId, id);
   const rules = await repo.listRulesOfPlans(ctx.db, accountId, [id]);
   const features = await Promise.all(rules.map((r) => repo.findFeature(ctx.db, accountId, r.feature_id)));
-  return { plan: toPlan(plan), features: features.filter((f) => f !== undefined).map(toFeature), creditAllocations: [] };
+  const allocations = (await listAllocations(ctx.db, accountId, [id])).map(toAllocation);
+  return { plan: toPlan(plan), features: features.filter((f) => f !== undefined).map(toFeature), creditAllocations: allocations };
 }
 
 // Plan-feature rules
+
+/** A rule's credit model makes the feature credit-backed; it must be a live model of the account. */
+async function requireCreditModel(db: Executor, accountId: string, creditModelId: string) {
+  const model = await db.selectFrom('credit_models').select('id').where('account_id', '=', accountId).where('id', '=', creditModelId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!model) throw notFound(`Credit model not found: ${creditModelId}`);
+}
 
 /** Creates a rule. The plan must be editable (not ARCHIVED); the value document is validated. */
 export async function createRule(ctx: AppContext, accountId: string, input: RuleRequest) {
@@ -220,6 +230,7 @@ export async function createRule(ctx: AppContext, accountId: string, input: Rule
     if (!plan) throw notFound(`Plan not found: ${input.planId}`);
     if (plan.status === 'ARCHIVED') throw invalid('Cannot modify an ARCHIVED plan');
     if (!(await repo.findFeature(tx, accountId, input.featureId))) throw notFound(`Feature not found: ${input.featureId}`);
+    if (input.creditModelId) await requireCreditModel(tx, accountId, input.creditModelId);
     if (await repo.findRule(tx, accountId, input.planId, input.featureId)) {
       throw conflict('A rule for this plan and feature already exists; use PATCH to change it');
     }
@@ -253,6 +264,7 @@ export async function updateRule(ctx: AppContext, accountId: string, input: Rule
     if (plan.status === 'ARCHIVED') throw invalid('Cannot modify an ARCHIVED plan');
     const row = await repo.findRule(tx, accountId, input.planId, input.featureId);
     if (!row) throw notFound('Plan-feature rule not found');
+    if (input.creditModelId) await requireCreditModel(tx, accountId, input.creditModelId);
     const updated = await repo.updateRule(tx, {
       ...row,
       is_enabled: input.isEnabled ?? row.is_enabled,
@@ -278,7 +290,7 @@ export async function deleteRule(ctx: AppContext, accountId: string, planId: str
 }
 
 /** Finds or creates the feature an event names (name = key, no plan rule), race-safe. */
-export async function ensureFeatureForEvent(db: import('../../platform/db/database.js').Executor, accountId: string, key: string, now: Date) {
+export async function ensureFeatureForEvent(db: Executor, accountId: string, key: string, now: Date) {
   await db
     .insertInto('features')
     .values({

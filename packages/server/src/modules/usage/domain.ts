@@ -86,8 +86,3 @@ export function periodContaining(
   while (period.end <= now) period = computeNextPeriod(period.end, intervalMonths, anchorDay);
   return period;
 }
-
-/** An event is accepted only if it keeps usage within max_usage; otherwise it is stored zeroed. */
-export function fitsWithinLimit(used: Decimal, units: Decimal, maxUsage: Decimal | null): boolean {
-  return maxUsage === null || used.plus(units).lte(maxUsage);
-}

@@ -44,10 +44,11 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
   const hasRule = Boolean(c.feature_id && c.rule_value && c.rule_enabled);
   const used = c.subscription_id && hasRule ? await usedInWindow(ctx, principal.accountId, c, pricing?.resetMode ?? 'reset', now) : dec(0);
 
-  const { quote: creditQuote, limitReached: creditLimitReached } = await quoteCredits({
+  const { quote: creditQuote, limitReached: creditLimitReached } = await quoteCredits(ctx.db, {
     accountId: principal.accountId,
     customerId: c.customer_id,
     featureId: c.feature_id,
+    subscriptionId: c.subscription_id,
     creditModelId: hasRule ? c.credit_model_id : null,
     units: input.evaluate?.units ?? dec(1),
     model: input.evaluate?.model ?? null,

@@ -10,7 +10,7 @@ import { ensureFeatureForEvent } from '../catalog/service.js';
 import { computeCost, computeUsageRevenue, fromStoredRuleValue, type RuleValue } from '../catalog/rule-value.js';
 import { ensureCustomerForEvent, getCustomerById } from '../customers/service.js';
 import { drawCredits } from './credits-seam.js';
-import { fitsWithinLimit, periodContaining } from './domain.js';
+import { periodContaining } from './domain.js';
 import * as repo from './repo.js';
 import type { EventRequest } from './schema.js';
 
@@ -63,6 +63,7 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
       ...(occurredAtValid ? {} : { occurred_at_invalid: true }),
     };
 
+    const creditBacked = Boolean(c.credit_denomination && c.subscription_id && c.rule_enabled);
     const counterKey = c.subscription_id && c.rule_value
       ? {
           accountId: principal.accountId,
@@ -76,11 +77,12 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
       const elsewhere = pricing?.resetMode === 'accumulate'
         ? dec(c.used_total ?? '0').minus(dec((await usedInPeriod(tx, c, counterKey)) ?? '0'))
         : dec(0);
+      // A credit-backed event's revenue depends on how much the credits cover: added after the draw.
       const accepted = await repo.incrementCounterWithinCap(
         tx,
         counterKey,
         units.toFixed(),
-        roundCredits(revenue).toFixed(),
+        creditBacked ? '0' : roundCredits(revenue).toFixed(),
         maxUsage ? { maxUsage: maxUsage.toFixed(), alreadyUsedElsewhere: elsewhere.toFixed() } : null,
       );
       if (!accepted) {
@@ -98,15 +100,28 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
           accountId: principal.accountId,
           customerId: c.customer_id,
           featureId: c.feature_id!,
-          creditModelId: c.credit_model_id,
+          denomination: creditBacked ? c.credit_denomination : null,
           units,
           model,
           now,
           subscriptionId: c.subscription_id,
           eventId,
           occurredAt: clamped,
+          ingestedAt: now,
         });
-    if (receipt) context.credit_deducted = receipt.creditsDeducted;
+    if (receipt) {
+      // Usage the credits covered is not billed again; the rest stays billable usage.
+      const billableUnits = units.minus(receipt.usageCovered);
+      revenue = input.revenueAmount ?? (pricing ? computeUsageRevenue(pricing, billableUnits) : dec(0));
+      Object.assign(context, {
+        credit_deducted: receipt.creditsDeducted,
+        usage_covered_by_credits: receipt.usageCovered,
+        credit_remaining_usage: billableUnits,
+        credit_weight_id: receipt.weightId,
+        credit_weight_match: receipt.weightMatch,
+      });
+    }
+    if (counterKey && creditBacked && !limitExceeded && revenue.gt(0)) await repo.addCounterRevenue(tx, counterKey, roundCredits(revenue).toFixed());
 
     const inserted = await repo.insertEvent(tx, {
       id: eventId,
@@ -140,7 +155,15 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
         ...(limitExceeded
           ? { usageLimitExceeded: true, message: `Usage limit of ${pricing!.maxUsage!.toFixed()} exceeded. Event recorded but zeroed out.` }
           : {}),
-        ...(receipt ?? {}),
+        ...(receipt
+          ? {
+              creditsDeducted: receipt.creditsDeducted,
+              weightApplied: receipt.weightApplied,
+              weightId: receipt.weightId,
+              weightMatch: receipt.weightMatch,
+              remainingBalance: receipt.remainingBalance,
+            }
+          : {}),
       },
     };
   });

@@ -18,6 +18,8 @@ export type CheckContext = {
   rule_enabled: boolean | null;
   rule_value: Record<string, unknown> | null;
   credit_model_id: string | null;
+  /** Denomination of the rule's credit model (null: not credit-backed or the model was deleted). */
+  credit_denomination: string | null;
   /** Usage counted in the subscription's current period (text: exact). */
   used_current: string | null;
   /** Usage counted in every period of the subscription, for accumulate mode. */
@@ -35,7 +37,7 @@ export async function loadCheckContext(db: Executor, accountId: string, customer
     select c.id as customer_id, f.id as feature_id,
            s.id as subscription_id, s.plan_id, s.current_period_start, s.current_period_end,
            s.billing_anchor_day, s.entitlements_revoked, p.interval_months,
-           r.is_enabled as rule_enabled, r.value as rule_value, r.credit_model_id,
+           r.is_enabled as rule_enabled, r.value as rule_value, r.credit_model_id, cm.denomination as credit_denomination,
            uc.used::text as used_current,
            case when r.value -> 'pricing' ->> 'reset_mode' = 'accumulate' then
              (select sum(t.used)::text from usage_counters t
@@ -49,6 +51,7 @@ export async function loadCheckContext(db: Executor, accountId: string, customer
          order by s.created_at desc limit 1) s on true
       left join plans p on p.account_id = s.account_id and p.id = s.plan_id
       left join plan_feature_rules r on r.account_id = s.account_id and r.plan_id = s.plan_id and r.feature_id = f.id
+      left join credit_models cm on cm.account_id = r.account_id and cm.id = r.credit_model_id and cm.deleted_at is null
       left join usage_counters uc on uc.account_id = c.account_id and uc.subscription_id = s.id
                                   and uc.feature_id = f.id and uc.period_start = s.current_period_start
      where c.account_id = ${accountId} and c.customer_reference_id = ${customerRef}`.execute(db);
@@ -94,6 +97,17 @@ export async function incrementCounterWithinCap(db: Executor, key: CounterKey, u
     .returning(sql<number>`1`.as('ok'))
     .executeTakeFirst();
   return row !== undefined;
+}
+
+export async function addCounterRevenue(db: Executor, key: CounterKey, revenue: string) {
+  await db
+    .updateTable('usage_counters')
+    .set({ revenue: sql`revenue + ${revenue}::numeric` })
+    .where('account_id', '=', key.accountId)
+    .where('subscription_id', '=', key.subscriptionId)
+    .where('feature_id', '=', key.featureId)
+    .where('period_start', '=', key.periodStart)
+    .execute();
 }
 
 /** Inserts an event unless its idempotency key exists; undefined means a duplicate. */

@@ -7,6 +7,9 @@ import * as billingRepo from '../billing/repo.js';
 import * as catalogRepo from '../catalog/repo.js';
 import { projectEndOfPeriod } from '../billing/periods.js';
 import { resolveCallerCustomer } from '../customers/service.js';
+import { listPools } from '../credits/repo.js';
+import { findPriceAt } from '../credits/tariff/service.js';
+import { computeAverageDailyBurn, computeDepletionDate } from './burn.js';
 import { periodContaining } from './domain.js';
 
 /**
@@ -45,5 +48,26 @@ export async function getUsageReport(ctx: AppContext, principal: Principal, ref:
     });
     out.push({ subscriptionId: s.id, planKey: plan.key, currentPeriodStart: period.start, currentPeriodEnd: period.end, features });
   }
-  return { customerReferenceId: customer.customer_reference_id, asOf: now, subscriptions: out, creditPools: [] as unknown[] };
+  return { customerReferenceId: customer.customer_reference_id, asOf: now, subscriptions: out, creditPools: await poolBurndown(ctx, principal.accountId, customer.id, now) };
+}
+
+/** Per pool: balance, average daily burn since creation, projected depletion, price in effect now. */
+async function poolBurndown(ctx: AppContext, accountId: string, customerId: string, now: Date) {
+  const pools = await listPools(ctx.db, accountId, { customerId });
+  return Promise.all(
+    pools.map(async (p) => {
+      const burn = computeAverageDailyBurn(dec(p.total_consumed), p.created_at, now);
+      const depletion = computeDepletionDate(dec(p.balance), burn, now);
+      const price = await findPriceAt(ctx.db, accountId, p.denomination, now);
+      return {
+        poolId: p.id,
+        denomination: p.denomination,
+        balance: dec(p.balance),
+        totalConsumed: dec(p.total_consumed),
+        ...(burn ? { averageDailyBurn: burn } : {}),
+        ...(depletion ? { projectedDepletionDate: depletion } : {}),
+        ...(price ? { pricePerCredit: price.pricePerCredit, currency: price.currency } : {}),
+      };
+    }),
+  );
 }

@@ -1,12 +1,54 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { AppContext } from '../../../platform/context.js';
+import { emptyEnvelopeSchema, envelopeSchema, ok, okEmpty } from '../../../platform/http/envelope.js';
+import { pageQuerySchema, pageSchema } from '../../../platform/http/pagination.js';
+import { accountIdOf, adminOf } from '../../../platform/http/principal.js';
+import { IdParams, PriceHistoryQuery, PricePublishSchema, PriceSchema, WeightHistoryQuery, WeightPublishSchema, WeightSchema } from './schema.js';
+import * as service from './service.js';
+
+const admin = { tags: ['Credit tariff (admin)'] };
 
 /** Admin API: weight tariff and price book (publish, list, history, delete). */
-export function tariffAdminRoutes(_ctx: AppContext): FastifyPluginAsyncZod {
-  return async () => {};
+export function tariffAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const base = '/api/v1/monetization/credits';
+    app.post(`${base}/weights/publish`, { schema: { ...admin, summary: 'Publish a weight batch effective at a future instant (identical replay: the stored rows)', body: WeightPublishSchema, response: { 201: envelopeSchema(z.array(WeightSchema)) } } },
+      async (request, reply) => {
+        const principal = adminOf(request);
+        return reply.code(201).send(ok(await service.publishWeights(ctx, principal.accountId, principal.username, request.body)));
+      });
+    app.get(`${base}/weights`, { schema: { ...admin, summary: 'Current weight per (feature, model) plus scheduled rows', response: { 200: envelopeSchema(z.array(WeightSchema)) } } },
+      async (request) => ok(await service.listWeights(ctx, accountIdOf(request))));
+    app.get(`${base}/weights/history`, { schema: { ...admin, summary: 'One (feature, model) weight chain, newest first', querystring: WeightHistoryQuery, response: { 200: envelopeSchema(z.array(WeightSchema)) } } },
+      async (request) => ok(await service.weightHistory(ctx, accountIdOf(request), request.query.featureId, request.query.model)));
+    app.delete(`${base}/weights/:id`, { schema: { ...admin, summary: 'Delete a weight row not yet in effect', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
+      async (request) => {
+        await service.deleteWeight(ctx, accountIdOf(request), request.params.id);
+        return okEmpty();
+      });
+
+    app.post(`${base}/prices/publish`, { schema: { ...admin, summary: 'Publish a price batch effective at a future instant (identical replay: the stored rows)', body: PricePublishSchema, response: { 201: envelopeSchema(z.array(PriceSchema)) } } },
+      async (request, reply) => {
+        const principal = adminOf(request);
+        return reply.code(201).send(ok(await service.publishPrices(ctx, principal.accountId, principal.username, request.body)));
+      });
+    app.get(`${base}/prices`, { schema: { ...admin, summary: 'Current price per denomination plus scheduled rows', response: { 200: envelopeSchema(z.array(PriceSchema)) } } },
+      async (request) => ok(await service.listPrices(ctx, accountIdOf(request))));
+    app.get(`${base}/prices/history`, { schema: { ...admin, summary: 'One denomination price chain, newest first', querystring: PriceHistoryQuery, response: { 200: envelopeSchema(z.array(PriceSchema)) } } },
+      async (request) => ok(await service.priceHistory(ctx, accountIdOf(request), request.query.denomination)));
+    app.delete(`${base}/prices/:id`, { schema: { ...admin, summary: 'Delete a price row not yet in effect', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
+      async (request) => {
+        await service.deletePrice(ctx, accountIdOf(request), request.params.id);
+        return okEmpty();
+      });
+  };
 }
 
-/** Client API: prices in effect now. */
-export function tariffClientRoutes(_ctx: AppContext): FastifyPluginAsyncZod {
-  return async () => {};
+/** Client API: prices in effect now (tenant key and customer keys). */
+export function tariffClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get('/api/v1/client/credits/prices', { config: { customerKey: 'read' }, schema: { tags: ['Credits'], summary: 'Price in effect now per priced denomination, paged', querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(PriceSchema)) } } },
+      async (request) => ok(await service.listPricesInEffect(ctx, accountIdOf(request), request.query)));
+  };
 }

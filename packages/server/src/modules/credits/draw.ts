@@ -1,0 +1,157 @@
+import type { Executor, Tx } from '../../platform/db/database.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { dec, roundCredits, type Decimal } from '../../platform/money.js';
+import { availableInGrants, coveredUsage, planPoolDraw, type DrawSource } from './domain.js';
+import { drawFromPool } from './ledger.js';
+import * as repo from './repo.js';
+import { findPriceAt, resolveWeight } from './tariff/service.js';
+
+export type WeightMatch = 'MODEL' | 'FEATURE_DEFAULT' | 'NONE';
+
+export type CreditQuote = {
+  weight: Decimal;
+  estimatedCredits: Decimal;
+  weightId: string | null;
+  weightMatch: WeightMatch;
+  pricePerCredit: Decimal | null;
+  currency: string | null;
+  estimatedCost: Decimal | null;
+};
+
+export type CreditQuoteInput = {
+  accountId: string;
+  customerId: string;
+  featureId: string | null;
+  subscriptionId: string | null;
+  /** The feature rule's credit model; null means the feature is not credit-backed. */
+  creditModelId: string | null;
+  units: Decimal;
+  model: string | null;
+  now: Date;
+};
+
+const identityQuote = (units: Decimal): CreditQuote => ({
+  weight: dec(1),
+  estimatedCredits: roundCredits(units),
+  weightId: null,
+  weightMatch: 'NONE',
+  pricePerCredit: null,
+  currency: null,
+  estimatedCost: null,
+});
+
+/** What linked pools could supply now: ACTIVE pools' balances, each capped by its link's headroom. */
+type LinkedPool = { credit_pool_id: string; status: repo.PoolRow['status']; hard_limit: boolean; balance: string; draw_limit: string | null; total_drawn: string };
+
+function sourcesOf(links: LinkedPool[], available: (poolId: string, balance: Decimal) => Decimal): DrawSource[] {
+  return links
+    .filter((l) => l.status === 'ACTIVE' || l.status === 'DEPLETED')
+    .map((l) => ({
+      poolId: l.credit_pool_id,
+      hardLimit: l.hard_limit,
+      available: available(l.credit_pool_id, dec(l.balance)),
+      linkHeadroom: l.draw_limit === null ? null : dec(l.draw_limit).minus(dec(l.total_drawn)),
+    }));
+}
+
+/**
+ * A pre-flight quote: weight at request time (no clamp), estimated credits and cost at the book
+ * price in effect now, and whether hard-limit pools could cover it. A quote, not a promise.
+ */
+export async function quoteCredits(db: Executor, input: CreditQuoteInput): Promise<{ quote: CreditQuote; limitReached: boolean }> {
+  if (!input.creditModelId || !input.featureId) return { quote: identityQuote(input.units), limitReached: false };
+  const model = await repo.findModel(db, input.accountId, input.creditModelId);
+  if (!model) return { quote: identityQuote(input.units), limitReached: false };
+  const [weight, price] = await Promise.all([
+    resolveWeight(db, input.accountId, input.featureId, input.model, input.now),
+    findPriceAt(db, input.accountId, model.denomination, input.now),
+  ]);
+  const estimatedCredits = roundCredits(input.units.times(weight.weight));
+  const quote: CreditQuote = {
+    weight: weight.weight,
+    estimatedCredits,
+    weightId: weight.weightId,
+    weightMatch: weight.weightMatch,
+    pricePerCredit: price?.pricePerCredit ?? null,
+    currency: price?.currency ?? null,
+    estimatedCost: price ? roundCredits(estimatedCredits.times(price.pricePerCredit)) : null,
+  };
+  if (!input.subscriptionId) return { quote, limitReached: false };
+  const links = await repo.listLinkedPools(db, input.accountId, input.subscriptionId, model.denomination);
+  return { quote, limitReached: planPoolDraw(sourcesOf(links, (_id, balance) => balance), estimatedCredits).refused };
+}
+
+export type CreditDrawInput = Omit<CreditQuoteInput, 'creditModelId'> & {
+  /** The denomination of the rule's credit model; null means the feature is not credit-backed. */
+  denomination: string | null;
+  eventId: string;
+  occurredAt: Date;
+  ingestedAt: Date;
+};
+
+export type CreditReceipt = {
+  creditsDeducted: Decimal;
+  weightApplied: Decimal;
+  weightId: string | null;
+  weightMatch: WeightMatch;
+  remainingBalance: Decimal;
+  /** Usage units the deducted credits cover (FLOOR, 6 dp); the rest stays billable. */
+  usageCovered: Decimal;
+};
+
+/**
+ * Draws an event's charge (usageUnits × weight at the clamped occurredAt, rounded once) from the
+ * subscription's linked pools in the rule's denomination, inside the ingestion transaction: pools in
+ * draw-priority order, each FIFO across its grants, capped by link draw limits. A hard-limit pool
+ * that cannot cover the charge refuses the event (409 insufficient_credits). Null: not credit-backed.
+ */
+export async function drawCredits(tx: Tx, input: CreditDrawInput): Promise<CreditReceipt | null> {
+  if (!input.denomination || !input.featureId || !input.subscriptionId) return null;
+  const linked = await repo.lockLinkedPools(tx, input.accountId, input.subscriptionId, input.denomination);
+  if (linked.length === 0) return null;
+  const weight = await resolveWeight(tx, input.accountId, input.featureId, input.model, input.occurredAt);
+  const charge = roundCredits(input.units.times(weight.weight));
+  const grants = await repo.listLiveGrants(tx, input.accountId, linked.map((p) => p.id));
+  const grantsOf = (poolId: string) => grants.filter((g) => g.credit_pool_id === poolId);
+  const sources = sourcesOf(
+    linked.map((p) => ({ credit_pool_id: p.id, status: p.status, hard_limit: p.hard_limit, balance: p.balance, draw_limit: p.draw_limit, total_drawn: p.total_drawn })),
+    (poolId) => availableInGrants(grantsOf(poolId).map((g) => ({ id: g.id, remaining: dec(g.remaining), expiresAt: g.expires_at })), input.now),
+  );
+  const plan = planPoolDraw(sources, charge);
+  if (plan.refused) {
+    throw new AppError('insufficient_credits', `Credit pool depleted - hard limit active for denomination ${input.denomination}`);
+  }
+  for (const d of plan.draws) {
+    const pool = linked.find((p) => p.id === d.poolId)!;
+    await drawFromPool(
+      tx,
+      pool,
+      {
+        type: 'DEDUCTION',
+        amount: d.amount,
+        grants: grantsOf(pool.id),
+        description: 'Usage event',
+        subscriptionId: input.subscriptionId,
+        eventId: input.eventId,
+        metadata: {
+          credit_feature_weight_id: weight.weightId,
+          credits_per_unit: weight.weight,
+          usage_units: input.units,
+          weight_match: weight.weightMatch,
+          occurred_at: input.occurredAt.toISOString(),
+          ingested_at: input.ingestedAt.toISOString(),
+        },
+      },
+      input.now,
+    );
+    await repo.addLinkDrawn(tx, input.accountId, pool.id, input.subscriptionId, d.amount.toFixed());
+  }
+  return {
+    creditsDeducted: plan.covered,
+    weightApplied: weight.weight,
+    weightId: weight.weightId,
+    weightMatch: weight.weightMatch,
+    remainingBalance: linked.reduce((sum, p) => sum.plus(dec(p.balance)), dec(0)),
+    usageCovered: coveredUsage(plan.covered, weight.weight),
+  };
+}

@@ -1,0 +1,274 @@
+import { sql, type Selectable } from 'kysely';
+import type { Executor } from '../../platform/db/database.js';
+import type {
+  CreditGrantsTable,
+  CreditModelsTable,
+  CreditPoolLinksTable,
+  CreditPoolsTable,
+  CreditTransactionsTable,
+  PlanCreditAllocationsTable,
+} from '../../platform/db/tables.js';
+
+export type ModelRow = Selectable<CreditModelsTable>;
+export type AllocationRow = Selectable<PlanCreditAllocationsTable>;
+export type PoolRow = Selectable<CreditPoolsTable>;
+export type LinkRow = Selectable<CreditPoolLinksTable>;
+export type GrantRow = Selectable<CreditGrantsTable>;
+export type TransactionRow = Selectable<CreditTransactionsTable>;
+
+// Models
+
+export const findModel = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('credit_models').selectAll().where('account_id', '=', accountId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+
+export const findModelByDenomination = (db: Executor, accountId: string, denomination: string) =>
+  db.selectFrom('credit_models').selectAll().where('account_id', '=', accountId).where('denomination', '=', denomination).where('deleted_at', 'is', null).executeTakeFirst();
+
+export const listModels = (db: Executor, accountId: string) =>
+  db.selectFrom('credit_models').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null).orderBy('created_at').execute();
+
+export const insertModel = (db: Executor, row: Omit<ModelRow, 'metadata'> & { metadata: string }) =>
+  db.insertInto('credit_models').values(row).returningAll().executeTakeFirstOrThrow();
+
+export const softDeleteModel = (db: Executor, accountId: string, id: string, now: Date) =>
+  db.updateTable('credit_models').set({ deleted_at: now, modified_at: now }).where('account_id', '=', accountId).where('id', '=', id).execute();
+
+// Allocations
+
+export const listAllocations = (db: Executor, accountId: string, planIds: string[]) =>
+  planIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom('plan_credit_allocations as a')
+        .innerJoin('credit_models as m', (j) => j.onRef('m.id', '=', 'a.credit_model_id').onRef('m.account_id', '=', 'a.account_id'))
+        .selectAll('a')
+        .select(['m.name as model_name', 'm.denomination', 'm.hard_limit as model_hard_limit', 'm.rollover_policy', 'm.rollover_cap'])
+        .where('a.account_id', '=', accountId)
+        .where('a.plan_id', 'in', planIds)
+        .orderBy('a.created_at')
+        .execute();
+
+export type AllocationWithModel = Awaited<ReturnType<typeof listAllocations>>[number];
+
+export const insertAllocation = (db: Executor, row: AllocationRow) => db.insertInto('plan_credit_allocations').values(row).returningAll().executeTakeFirstOrThrow();
+
+export const deleteAllocation = (db: Executor, accountId: string, planId: string, modelId: string) =>
+  db.deleteFrom('plan_credit_allocations').where('account_id', '=', accountId).where('plan_id', '=', planId).where('credit_model_id', '=', modelId).executeTakeFirst();
+
+// Pools
+
+export const findPool = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('credit_pools').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+
+/** Locks pools in id order, the one order every writer uses, so two writers never deadlock. */
+export const lockPools = (db: Executor, accountId: string, ids: string[]) =>
+  ids.length === 0
+    ? Promise.resolve([] as PoolRow[])
+    : db.selectFrom('credit_pools').selectAll().where('account_id', '=', accountId).where('id', 'in', ids).orderBy('id').forUpdate().execute();
+
+export const findCustomerPool = (db: Executor, accountId: string, customerId: string, denomination: string) =>
+  db
+    .selectFrom('credit_pools')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .where('denomination', '=', denomination)
+    .where('status', '!=', 'ARCHIVED')
+    .orderBy('created_at')
+    .executeTakeFirst();
+
+export function listPools(db: Executor, accountId: string, filter: { customerId?: string; limit?: number; offset?: number } = {}) {
+  let q = db.selectFrom('credit_pools').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id');
+  if (filter.customerId) q = q.where('customer_id', '=', filter.customerId);
+  if (filter.limit !== undefined) q = q.limit(filter.limit).offset(filter.offset ?? 0);
+  return q.execute();
+}
+
+export async function countPools(db: Executor, accountId: string, customerId: string): Promise<number> {
+  const r = await db.selectFrom('credit_pools').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).where('customer_id', '=', customerId).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export const insertPool = (db: Executor, row: Omit<PoolRow, 'metadata'> & { metadata: string }) => db.insertInto('credit_pools').values(row).returningAll().executeTakeFirstOrThrow();
+
+export const updatePoolTotals = (db: Executor, pool: PoolRow) =>
+  db
+    .updateTable('credit_pools')
+    .set({
+      balance: pool.balance,
+      total_granted: pool.total_granted,
+      total_consumed: pool.total_consumed,
+      total_expired: pool.total_expired,
+      total_reversed: pool.total_reversed,
+      ledger_seq: pool.ledger_seq,
+      status: pool.status,
+      modified_at: pool.modified_at,
+    })
+    .where('account_id', '=', pool.account_id)
+    .where('id', '=', pool.id)
+    .execute();
+
+// Links
+
+export const findLink = (db: Executor, accountId: string, poolId: string, subscriptionId: string) =>
+  db.selectFrom('credit_pool_links').selectAll().where('account_id', '=', accountId).where('credit_pool_id', '=', poolId).where('subscription_id', '=', subscriptionId).executeTakeFirst();
+
+export const insertLink = (db: Executor, row: LinkRow) => db.insertInto('credit_pool_links').values(row).returningAll().executeTakeFirstOrThrow();
+
+export const deleteLink = (db: Executor, accountId: string, poolId: string, subscriptionId: string) =>
+  db.deleteFrom('credit_pool_links').where('account_id', '=', accountId).where('credit_pool_id', '=', poolId).where('subscription_id', '=', subscriptionId).executeTakeFirst();
+
+/** The subscription's linked pools in one denomination, in draw order. */
+export const listLinkedPools = (db: Executor, accountId: string, subscriptionId: string, denomination: string) =>
+  db
+    .selectFrom('credit_pool_links as l')
+    .innerJoin('credit_pools as p', (j) => j.onRef('p.id', '=', 'l.credit_pool_id').onRef('p.account_id', '=', 'l.account_id'))
+    .select(['l.credit_pool_id', 'l.draw_priority', 'l.draw_limit', 'l.total_drawn', 'p.hard_limit', 'p.status', 'p.balance', 'p.currency'])
+    .where('l.account_id', '=', accountId)
+    .where('l.subscription_id', '=', subscriptionId)
+    .where('p.denomination', '=', denomination)
+    .orderBy('l.draw_priority')
+    .orderBy('l.created_at')
+    .execute();
+
+/**
+ * Locks the subscription's pools in one denomination together with their links, in pool-id order
+ * (the order every writer uses), and returns them in draw order. Link rows are locked too because
+ * draws update total_drawn, so the draw limits are read after any concurrent draw commits.
+ */
+export async function lockLinkedPools(db: Executor, accountId: string, subscriptionId: string, denomination: string) {
+  const rows = await db
+    .selectFrom('credit_pool_links as l')
+    .innerJoin('credit_pools as p', (j) => j.onRef('p.id', '=', 'l.credit_pool_id').onRef('p.account_id', '=', 'l.account_id'))
+    .selectAll('p')
+    .select(['l.draw_priority', 'l.draw_limit', 'l.total_drawn', 'l.created_at as linked_at'])
+    .where('l.account_id', '=', accountId)
+    .where('l.subscription_id', '=', subscriptionId)
+    .where('p.denomination', '=', denomination)
+    .orderBy('p.id')
+    .forUpdate(['p', 'l'])
+    .execute();
+  return rows.sort((a, b) => a.draw_priority - b.draw_priority || a.linked_at.getTime() - b.linked_at.getTime());
+}
+
+export const addLinkDrawn = (db: Executor, accountId: string, poolId: string, subscriptionId: string, amount: string) =>
+  db
+    .updateTable('credit_pool_links')
+    .set({ total_drawn: sql`total_drawn + ${amount}::numeric` })
+    .where('account_id', '=', accountId)
+    .where('credit_pool_id', '=', poolId)
+    .where('subscription_id', '=', subscriptionId)
+    .execute();
+
+// Grants
+
+export const findGrant = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('credit_grants').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+
+export const findGrantByKey = (db: Executor, accountId: string, key: string) =>
+  db.selectFrom('credit_grants').selectAll().where('account_id', '=', accountId).where('idempotency_key', '=', key).executeTakeFirst();
+
+/** Drawable grants of the given pools, FIFO (oldest first). The caller holds the pools' locks. */
+export const listLiveGrants = (db: Executor, accountId: string, poolIds: string[]) =>
+  poolIds.length === 0
+    ? Promise.resolve([] as GrantRow[])
+    : db
+        .selectFrom('credit_grants')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('credit_pool_id', 'in', poolIds)
+        .where('remaining', '>', '0')
+        .where('voided_at', 'is', null)
+        .orderBy('created_at')
+        .orderBy('seq')
+        .execute();
+
+export function listGrants(db: Executor, accountId: string, poolId: string, page?: { limit: number; offset: number }) {
+  let q = db.selectFrom('credit_grants').selectAll().where('account_id', '=', accountId).where('credit_pool_id', '=', poolId).orderBy('created_at').orderBy('seq');
+  if (page) q = q.limit(page.limit).offset(page.offset);
+  return q.execute();
+}
+
+export async function countGrants(db: Executor, accountId: string, poolId: string) {
+  const r = await db.selectFrom('credit_grants').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).where('credit_pool_id', '=', poolId).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export const insertGrant = (db: Executor, row: Omit<GrantRow, 'seq' | 'metadata'> & { metadata: string }) =>
+  db.insertInto('credit_grants').values(row).returningAll().executeTakeFirstOrThrow();
+
+export const setGrantRemaining = (db: Executor, accountId: string, id: string, remaining: string, voidedAt?: Date) =>
+  db
+    .updateTable('credit_grants')
+    .set({ remaining, ...(voidedAt ? { voided_at: voidedAt } : {}) })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
+
+export const findPeriodGrant = (db: Executor, accountId: string, subscriptionId: string, poolId: string, periodStart: Date) =>
+  db
+    .selectFrom('credit_grants')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('credit_pool_id', '=', poolId)
+    .where('period_start', '=', periodStart)
+    .where('grant_type', '=', 'PLAN_INCLUDED')
+    .executeTakeFirst();
+
+/** The subscription's plan-included and rollover grants in a pool that still hold credits, oldest first. */
+export const listRollableGrants = (db: Executor, accountId: string, subscriptionId: string, poolId: string) =>
+  db
+    .selectFrom('credit_grants')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('credit_pool_id', '=', poolId)
+    .where('grant_type', 'in', ['PLAN_INCLUDED', 'ROLLOVER'])
+    .where('remaining', '>', '0')
+    .where('voided_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('seq')
+    .execute();
+
+export const expiredGrants = (db: Executor, now: Date) =>
+  db
+    .selectFrom('credit_grants')
+    .select(['account_id', 'id', 'credit_pool_id'])
+    .where('expires_at', '<=', now)
+    .where('remaining', '>', '0')
+    .where('voided_at', 'is', null)
+    .limit(500)
+    .execute();
+
+// Transactions
+
+export const findTransaction = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('credit_transactions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+
+export const findTransactionByKey = (db: Executor, accountId: string, key: string) =>
+  db.selectFrom('credit_transactions').selectAll().where('account_id', '=', accountId).where('idempotency_key', '=', key).executeTakeFirst();
+
+export const findReversalOf = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('credit_transactions').select('id').where('account_id', '=', accountId).where('reversed_transaction_id', '=', id).executeTakeFirst();
+
+export const insertTransaction = (db: Executor, row: Omit<TransactionRow, 'metadata'> & { metadata: string }) =>
+  db.insertInto('credit_transactions').values(row).returningAll().executeTakeFirstOrThrow();
+
+export function listTransactions(db: Executor, accountId: string, poolId: string, page?: { limit: number; offset: number }) {
+  let q = db.selectFrom('credit_transactions').selectAll().where('account_id', '=', accountId).where('credit_pool_id', '=', poolId).orderBy('seq');
+  if (page) q = q.limit(page.limit).offset(page.offset);
+  return q.execute();
+}
+
+export async function countTransactions(db: Executor, accountId: string, poolId: string) {
+  const r = await db.selectFrom('credit_transactions').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).where('credit_pool_id', '=', poolId).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export const insertDraws = async (db: Executor, rows: { account_id: string; transaction_id: string; credit_grant_id: string; amount: string }[]) => {
+  if (rows.length > 0) await db.insertInto('credit_transaction_draws').values(rows).execute();
+};
+
+export const listDraws = (db: Executor, accountId: string, transactionId: string) =>
+  db.selectFrom('credit_transaction_draws').selectAll().where('account_id', '=', accountId).where('transaction_id', '=', transactionId).execute();

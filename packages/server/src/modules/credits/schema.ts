@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
+
+const metadata = z.record(z.string(), z.unknown());
+const credits = decimalInput
+  .refine((d) => d.gt(0), 'must be positive')
+  .refine((d) => d.decimalPlaces() <= 6, 'allows at most 6 decimals');
+const rolloverPolicy = z.enum(['NONE', 'FULL', 'CAPPED']);
+const cap = decimalInput.refine((d) => d.gte(0), 'must not be negative').refine((d) => d.decimalPlaces() <= 6, 'allows at most 6 decimals');
+
+export const ModelCreateSchema = z.object({
+  name: z.string().trim().min(1).max(150),
+  denomination: z.string().trim().min(1).max(32),
+  description: z.string().max(4000).nullish(),
+  hardLimit: z.boolean().optional(),
+  rolloverPolicy: rolloverPolicy.optional(),
+  rolloverCap: cap.nullish(),
+  metadata: metadata.optional(),
+});
+
+export const ModelSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    denomination: z.string(),
+    description: z.string().nullable(),
+    hardLimit: z.boolean(),
+    rolloverPolicy: rolloverPolicy,
+    rolloverCap: decimalOutput.nullable(),
+    metadata,
+    createdAt: z.date(),
+    modifiedAt: z.date(),
+  })
+  .meta({ id: 'CreditModel' });
+
+export const AllocationQuerySchema = z.object({
+  creditAmount: z.string().regex(/^\d+(\.\d{1,6})?$/, 'must be a positive number with at most 6 decimals'),
+  grantExpiresMonths: z.coerce.number().int().min(1).max(1200).optional(),
+  hardLimit: z.stringbool().optional(),
+});
+
+export const AllocationSchema = z
+  .object({
+    id: z.uuid(),
+    creditModelId: z.uuid(),
+    creditModelName: z.string(),
+    denomination: z.string(),
+    creditAmount: decimalOutput,
+    grantExpiresMonths: z.number().int().nullable(),
+    hardLimit: z.boolean(),
+    createdAt: z.date(),
+  })
+  .meta({ id: 'PlanCreditAllocation' });
+
+export const PoolCreateSchema = z.object({
+  name: z.string().trim().min(1).max(150),
+  denomination: z.string().trim().min(1).max(32),
+  currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code').optional(),
+  customerId: z.uuid().optional(),
+  hardLimit: z.boolean().optional(),
+  rolloverPolicy: rolloverPolicy.optional(),
+  rolloverCap: cap.nullish(),
+  metadata: metadata.optional(),
+});
+
+export const PoolSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    denomination: z.string(),
+    currency: z.string().nullable(),
+    balance: decimalOutput,
+    totalGranted: decimalOutput,
+    totalConsumed: decimalOutput,
+    totalExpired: decimalOutput,
+    totalReversed: decimalOutput,
+    hardLimit: z.boolean(),
+    status: z.enum(['ACTIVE', 'FROZEN', 'DEPLETED', 'ARCHIVED']),
+    rolloverPolicy,
+    rolloverCap: decimalOutput.nullable(),
+    customerId: z.uuid().nullable(),
+    metadata,
+    createdAt: z.date(),
+    modifiedAt: z.date(),
+  })
+  .meta({ id: 'CreditPool' });
+
+export const LinkQuerySchema = z.object({
+  drawPriority: z.coerce.number().int().min(0).max(1000).default(0),
+  drawLimit: z.string().regex(/^\d+(\.\d{1,6})?$/, 'must be a non-negative number with at most 6 decimals').optional(),
+});
+
+export const LinkSchema = z.object({
+  creditPoolId: z.uuid(),
+  subscriptionId: z.uuid(),
+  drawPriority: z.number().int(),
+  drawLimit: decimalOutput.nullable(),
+  totalDrawn: decimalOutput,
+  createdAt: z.date(),
+});
+
+export const GrantCreateSchema = z.object({
+  creditPoolId: z.uuid(),
+  amount: credits,
+  grantType: z.enum(['PLAN_INCLUDED', 'PURCHASED', 'PROMOTIONAL', 'REFUND', 'SYSTEM', 'ROLLOVER', 'MANUAL']),
+  subscriptionId: z.uuid().optional(),
+  invoiceId: z.uuid().optional(),
+  unitPrice: decimalInput.optional(),
+  currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a 3-letter ISO 4217 code').optional(),
+  expiresAt: z.iso.datetime({ offset: true }).nullish(),
+  description: z.string().max(1000).optional(),
+  idempotencyKey: z.string().min(1).max(255).optional(),
+  metadata: metadata.optional(),
+});
+
+export const GrantSchema = z
+  .object({
+    id: z.uuid(),
+    creditPoolId: z.uuid(),
+    subscriptionId: z.uuid().nullable(),
+    invoiceId: z.uuid().nullable(),
+    grantType: z.string(),
+    amount: decimalOutput,
+    remaining: decimalOutput,
+    unitPrice: decimalOutput.nullable(),
+    currency: z.string().nullable(),
+    expiresAt: z.date().nullable(),
+    description: z.string().nullable(),
+    voidedAt: z.date().nullable(),
+    metadata,
+    createdAt: z.date(),
+  })
+  .meta({ id: 'CreditGrant' });
+
+export const DeductionSchema = z.object({
+  creditPoolId: z.uuid(),
+  amount: credits,
+  subscriptionId: z.uuid().optional(),
+  customerId: z.uuid().optional(),
+  eventId: z.uuid().optional(),
+  description: z.string().max(1000).optional(),
+  idempotencyKey: z.string().min(1).max(255).optional(),
+  metadata: metadata.optional(),
+});
+
+export const TransactionSchema = z
+  .object({
+    id: z.uuid(),
+    creditPoolId: z.uuid(),
+    creditGrantId: z.uuid().nullable(),
+    transactionType: z.string(),
+    amount: decimalOutput,
+    balanceBefore: decimalOutput,
+    balanceAfter: decimalOutput,
+    description: z.string().nullable(),
+    reversedTransactionId: z.uuid().nullable(),
+    metadata,
+    createdAt: z.date(),
+  })
+  .meta({ id: 'CreditTransaction' });
+
+export const AuditSchema = z.object({
+  poolsChecked: z.number().int(),
+  discrepancies: z.array(z.object({ poolId: z.string(), problem: z.string() })),
+});
+
+export type ModelCreate = z.output<typeof ModelCreateSchema>;
+export type PoolCreate = z.output<typeof PoolCreateSchema>;
+export type GrantCreate = z.output<typeof GrantCreateSchema>;
+export type DeductionCreate = z.output<typeof DeductionSchema>;

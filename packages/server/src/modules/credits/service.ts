@@ -1,0 +1,294 @@
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/database.js';
+import { isUniqueViolation } from '../../platform/db/errors.js';
+import { withTransaction } from '../../platform/db/transaction.js';
+import { AppError, conflict, invalid, invalidField, notFound } from '../../platform/errors/app-error.js';
+import { stringifyJson, stringifyJsonForStorage } from '../../platform/http/json.js';
+import { newId } from '../../platform/ids.js';
+import { dec } from '../../platform/money.js';
+import * as billingRepo from '../billing/repo.js';
+import * as catalogRepo from '../catalog/repo.js';
+import { getCustomerById } from '../customers/service.js';
+import { availableInGrants } from './domain.js';
+import { drawFromPool, grantCredits, reverseTransaction } from './ledger.js';
+import * as repo from './repo.js';
+import type { DeductionCreate, GrantCreate, ModelCreate, PoolCreate } from './schema.js';
+import { findPriceAt } from './tariff/service.js';
+import { toAllocation, toGrant, toLink, toModel, toPool, toTransaction } from './views.js';
+
+const MAX_UNIT_PRICE = dec(1_000_000);
+const MAX_METADATA_BYTES = 8 * 1024;
+
+const requestHash = (body: unknown) => createHash('sha256').update(stringifyJson(body)).digest('hex');
+
+// Models
+
+export async function createModel(ctx: AppContext, accountId: string, input: ModelCreate) {
+  const now = ctx.clock.now();
+  try {
+    return toModel(
+      await repo.insertModel(ctx.db, {
+        id: newId(),
+        account_id: accountId,
+        name: input.name,
+        denomination: input.denomination,
+        description: input.description ?? null,
+        hard_limit: input.hardLimit ?? false,
+        rollover_policy: input.rolloverPolicy ?? 'NONE',
+        rollover_cap: input.rolloverCap ? input.rolloverCap.toFixed() : null,
+        metadata: stringifyJson(input.metadata ?? {}),
+        deleted_at: null,
+        created_at: now,
+        modified_at: now,
+      }),
+    );
+  } catch (err) {
+    if (isUniqueViolation(err)) throw invalid(`Credit model with denomination '${input.denomination}' already exists`);
+    throw err;
+  }
+}
+
+export async function getModel(ctx: AppContext, accountId: string, id: string) {
+  const row = await repo.findModel(ctx.db, accountId, id);
+  if (!row) throw notFound(`Credit model not found: ${id}`);
+  return row;
+}
+
+export async function deleteModel(ctx: AppContext, accountId: string, id: string) {
+  await getModel(ctx, accountId, id);
+  await repo.softDeleteModel(ctx.db, accountId, id, ctx.clock.now());
+}
+
+// Plan allocations
+
+export async function allocateToPlan(ctx: AppContext, accountId: string, input: { modelId: string; planId: string; creditAmount: string; grantExpiresMonths?: number | undefined; hardLimit?: boolean | undefined }) {
+  const amount = dec(input.creditAmount);
+  if (amount.lte(0)) throw invalidField('creditAmount', 'must be positive');
+  await getModel(ctx, accountId, input.modelId);
+  if (!(await catalogRepo.findPlan(ctx.db, accountId, input.planId))) throw notFound(`Plan not found: ${input.planId}`);
+  try {
+    await repo.insertAllocation(ctx.db, {
+      id: newId(),
+      account_id: accountId,
+      plan_id: input.planId,
+      credit_model_id: input.modelId,
+      credit_amount: amount.toFixed(),
+      grant_expires_months: input.grantExpiresMonths ?? null,
+      hard_limit: input.hardLimit ?? null,
+      created_at: ctx.clock.now(),
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw invalid('Allocation already exists for this plan and credit model');
+    throw err;
+  }
+  const all = await repo.listAllocations(ctx.db, accountId, [input.planId]);
+  return toAllocation(all.find((a) => a.credit_model_id === input.modelId)!);
+}
+
+export async function listPlanAllocations(ctx: AppContext, accountId: string, planId: string) {
+  if (!(await catalogRepo.findPlan(ctx.db, accountId, planId))) throw notFound(`Plan not found: ${planId}`);
+  return (await repo.listAllocations(ctx.db, accountId, [planId])).map(toAllocation);
+}
+
+export async function removeAllocation(ctx: AppContext, accountId: string, modelId: string, planId: string) {
+  const result = await repo.deleteAllocation(ctx.db, accountId, planId, modelId);
+  if (Number(result.numDeletedRows) === 0) throw notFound('Allocation not found');
+}
+
+// Pools and links
+
+export async function createPool(ctx: AppContext, accountId: string, input: PoolCreate) {
+  if (!(await repo.findModelByDenomination(ctx.db, accountId, input.denomination))) {
+    throw invalidField('denomination', `no credit model with denomination '${input.denomination}' on this account`);
+  }
+  if (input.customerId) await getCustomerById(ctx.db, accountId, input.customerId);
+  const now = ctx.clock.now();
+  try {
+    return toPool(
+      await repo.insertPool(ctx.db, {
+        id: newId(),
+        account_id: accountId,
+        customer_id: input.customerId ?? null,
+        name: input.name,
+        denomination: input.denomination,
+        currency: input.currency ?? null,
+        hard_limit: input.hardLimit ?? false,
+        rollover_policy: input.rolloverPolicy ?? 'NONE',
+        rollover_cap: input.rolloverCap ? input.rolloverCap.toFixed() : null,
+        status: 'ACTIVE',
+        balance: '0',
+        total_granted: '0',
+        total_consumed: '0',
+        total_expired: '0',
+        total_reversed: '0',
+        ledger_seq: '0',
+        metadata: stringifyJson(input.metadata ?? {}),
+        created_at: now,
+        modified_at: now,
+      }),
+    );
+  } catch (err) {
+    if (isUniqueViolation(err)) throw invalid(`Credit pool with name '${input.name}' already exists`);
+    throw err;
+  }
+}
+
+export async function getPool(ctx: AppContext, accountId: string, id: string) {
+  const row = await repo.findPool(ctx.db, accountId, id);
+  if (!row) throw notFound(`Credit pool not found: ${id}`);
+  return row;
+}
+
+export async function linkPool(ctx: AppContext, accountId: string, input: { poolId: string; subscriptionId: string; drawPriority: number; drawLimit?: string | undefined }) {
+  const pool = await getPool(ctx, accountId, input.poolId);
+  const subscription = await billingRepo.findSubscription(ctx.db, accountId, input.subscriptionId);
+  if (!subscription) throw notFound(`Subscription not found: ${input.subscriptionId}`);
+  if (pool.customer_id && pool.customer_id !== subscription.customer_id) throw invalid("A customer's pool can only be linked to that customer's subscriptions");
+  try {
+    return toLink(
+      await repo.insertLink(ctx.db, {
+        account_id: accountId,
+        credit_pool_id: pool.id,
+        subscription_id: subscription.id,
+        draw_priority: input.drawPriority,
+        draw_limit: input.drawLimit ?? null,
+        total_drawn: '0',
+        created_at: ctx.clock.now(),
+      }),
+    );
+  } catch (err) {
+    if (isUniqueViolation(err)) throw invalid('Pool already linked to subscription');
+    throw err;
+  }
+}
+
+export async function unlinkPool(ctx: AppContext, accountId: string, poolId: string, subscriptionId: string) {
+  const result = await repo.deleteLink(ctx.db, accountId, poolId, subscriptionId);
+  if (Number(result.numDeletedRows) === 0) throw notFound('Link not found');
+}
+
+// Grants, deductions, reversals
+
+/** Locks one pool of the account, or 404. */
+async function lockPool(tx: Tx, accountId: string, poolId: string) {
+  const [pool] = await repo.lockPools(tx, accountId, [poolId]);
+  if (!pool) throw notFound(`Credit pool not found: ${poolId}`);
+  return pool;
+}
+
+/**
+ * A manual grant. A PURCHASED grant without unitPrice is stamped with the book price in effect now
+ * (unpriced: none); an explicit unitPrice wins; a currency without a unitPrice is refused. A repeated
+ * idempotencyKey returns the first grant (same body) or 409 (different body).
+ */
+export async function createGrant(ctx: AppContext, accountId: string, input: GrantCreate) {
+  if (input.currency && !input.unitPrice) throw invalidField('currency', 'currency requires unitPrice — omit both to use the price book');
+  if (input.unitPrice) {
+    if (input.unitPrice.lte(0)) throw invalidField('unitPrice', 'unitPrice must be positive');
+    if (input.unitPrice.gt(MAX_UNIT_PRICE)) throw invalidField('unitPrice', 'unitPrice exceeds maximum 1000000');
+    if (input.unitPrice.decimalPlaces() > 6) throw invalidField('unitPrice', 'unitPrice allows at most 6 decimals');
+  }
+  const hash = requestHash(input);
+  const now = ctx.clock.now();
+  return withTransaction(ctx.db, async (tx) => {
+    const pool = await lockPool(tx, accountId, input.creditPoolId);
+    if (input.idempotencyKey) {
+      const existing = await repo.findGrantByKey(tx, accountId, input.idempotencyKey);
+      if (existing) {
+        if (existing.request_hash !== hash) throw new AppError('idempotency_conflict', `Idempotency-Key '${input.idempotencyKey}' was already used with a different request body`);
+        return { grant: toGrant(existing), replayed: true };
+      }
+    }
+    if (input.subscriptionId && !(await billingRepo.findSubscription(tx, accountId, input.subscriptionId))) throw notFound(`Subscription not found: ${input.subscriptionId}`);
+    let unitPrice = input.unitPrice ?? null;
+    let currency = input.unitPrice ? (input.currency?.toUpperCase() ?? pool.currency ?? 'USD') : null;
+    if (!unitPrice && input.grantType === 'PURCHASED') {
+      const price = await findPriceAt(tx, accountId, pool.denomination, now);
+      unitPrice = price?.pricePerCredit ?? null;
+      currency = price?.currency ?? null;
+    }
+    const { grant } = await grantCredits(
+      tx,
+      pool,
+      {
+        grantType: input.grantType,
+        amount: input.amount,
+        subscriptionId: input.subscriptionId ?? null,
+        invoiceId: input.invoiceId ?? null,
+        unitPrice,
+        currency,
+        expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+        description: input.description ?? null,
+        idempotencyKey: input.idempotencyKey ?? null,
+        requestHash: hash,
+        metadata: input.metadata ?? {},
+      },
+      now,
+    );
+    return { grant: toGrant(grant), replayed: false };
+  });
+}
+
+/** A manual deduction: FIFO across the pool's grants; never takes a pool below zero. */
+export async function createDeduction(ctx: AppContext, accountId: string, input: DeductionCreate) {
+  if (input.metadata && Buffer.byteLength(stringifyJsonForStorage(input.metadata)) > MAX_METADATA_BYTES) {
+    throw invalidField('metadata', 'Deduction metadata too large (max ~8KB)');
+  }
+  const hash = requestHash(input);
+  const now = ctx.clock.now();
+  return withTransaction(ctx.db, async (tx) => {
+    const pool = await lockPool(tx, accountId, input.creditPoolId);
+    if (input.idempotencyKey) {
+      const existing = await repo.findTransactionByKey(tx, accountId, input.idempotencyKey);
+      if (existing) {
+        if (existing.request_hash !== hash) throw new AppError('idempotency_conflict', `Idempotency-Key '${input.idempotencyKey}' was already used with a different request body`);
+        return toTransaction(existing);
+      }
+    }
+    if (pool.status === 'FROZEN') throw conflict(`Cannot deduct from frozen pool: ${pool.id}`);
+    const grants = await repo.listLiveGrants(tx, accountId, [pool.id]);
+    if (availableInGrants(grants.map((g) => ({ id: g.id, remaining: dec(g.remaining), expiresAt: g.expires_at })), now).lt(input.amount)) {
+      throw new AppError('insufficient_credits', `Credit pool depleted - ${pool.hard_limit ? 'hard limit active for' : 'insufficient balance in'} pool ${pool.id}`);
+    }
+    const transaction = await drawFromPool(
+      tx,
+      pool,
+      {
+        type: 'DEDUCTION',
+        amount: input.amount,
+        grants,
+        description: input.description ?? null,
+        subscriptionId: input.subscriptionId ?? null,
+        eventId: input.eventId ?? null,
+        idempotencyKey: input.idempotencyKey ?? null,
+        requestHash: hash,
+        metadata: input.metadata ?? {},
+      },
+      now,
+    );
+    return toTransaction(transaction);
+  });
+}
+
+export async function reverse(ctx: AppContext, accountId: string, transactionId: string, description: string | undefined) {
+  const now = ctx.clock.now();
+  return withTransaction(ctx.db, async (tx) => {
+    const original = await repo.findTransaction(tx, accountId, transactionId);
+    if (!original) throw notFound(`Transaction not found: ${transactionId}`);
+    const pool = await lockPool(tx, accountId, original.credit_pool_id);
+    return toTransaction(await reverseTransaction(tx, pool, original, description ?? null, now));
+  });
+}
+
+export async function listPoolGrants(ctx: AppContext, accountId: string, poolId: string) {
+  await getPool(ctx, accountId, poolId);
+  return (await repo.listGrants(ctx.db, accountId, poolId)).map(toGrant);
+}
+
+export async function listPoolTransactions(ctx: AppContext, accountId: string, poolId: string) {
+  await getPool(ctx, accountId, poolId);
+  return (await repo.listTransactions(ctx.db, accountId, poolId)).map(toTransaction);
+}
+
+export { toModel, toPool };
