@@ -43,7 +43,7 @@ export function toPlan(row: repo.PlanRow) {
   };
 }
 
-export function toRule(row: repo.RuleRow) {
+export function toRule(row: repo.RuleRow, model?: { name: string; denomination: string } | null) {
   return {
     id: row.id,
     planId: row.plan_id,
@@ -52,9 +52,17 @@ export function toRule(row: repo.RuleRow) {
     enabled: row.is_enabled,
     value: toRuleValueJson(fromStoredRuleValue(row.value)),
     creditModelId: row.credit_model_id,
-    creditModelName: null,
-    creditDenomination: null,
+    creditModelName: model?.name ?? null,
+    creditDenomination: model?.denomination ?? null,
   };
+}
+
+/** The rule as the API shows it, with its credit model's name and denomination. */
+export async function toRuleView(db: Executor, row: repo.RuleRow) {
+  const model = row.credit_model_id
+    ? await db.selectFrom('credit_models').select(['name', 'denomination']).where('account_id', '=', row.account_id).where('id', '=', row.credit_model_id).executeTakeFirst()
+    : null;
+  return toRule(row, model);
 }
 
 // Features
@@ -246,7 +254,7 @@ export async function createRule(ctx: AppContext, accountId: string, input: Rule
       created_at: now,
       modified_at: now,
     });
-    return toRule(row);
+    return toRuleView(tx, row);
   });
 }
 
@@ -272,7 +280,7 @@ export async function updateRule(ctx: AppContext, accountId: string, input: Rule
       credit_model_id: input.creditModelId === undefined ? row.credit_model_id : input.creditModelId,
       modified_at: ctx.clock.now(),
     });
-    return toRule(updated);
+    return toRuleView(tx, updated);
   });
 }
 

@@ -196,3 +196,23 @@ describe('credit wallets: plan credits, weighted draw-down, FIFO, priorities, li
     await m.audit();
   });
 });
+
+describe('credit-backed rules', () => {
+  test('when a rule links a credit model then its response names the model and denomination', async () => {
+    const svc = await startTestService();
+    try {
+      const m = monetization(svc, await createTestAccount(svc));
+      const model = await m.creditModel({ name: 'Tokens', denomination: 'tok' });
+      const feature = await m.feature();
+      const plan = await m.expectOk(m.admin('POST', '/plans', { key: 'r', name: 'r' }), 201);
+      const rule = await m.expectOk(m.admin('POST', '/rules/plan-features', { planId: plan.id, featureId: feature.id, creditModelId: model.id }), 201);
+      assert.equal(rule.creditModelId, model.id);
+      assert.equal(rule.creditModelName, 'Tokens');
+      assert.equal(rule.creditDenomination, 'tok');
+      const read = await m.expectOk(m.admin('GET', `/rules/plan-features/${plan.id}/${feature.id}`));
+      assert.equal(read.creditDenomination, 'tok');
+    } finally {
+      await svc.close();
+    }
+  });
+});
