@@ -7,6 +7,7 @@ import * as repo from './repo.js';
 import { findPriceAt, resolveWeight } from './tariff/service.js';
 
 export type WeightMatch = 'MODEL' | 'FEATURE_DEFAULT' | 'NONE';
+export type ResolvedWeight = Awaited<ReturnType<typeof resolveWeight>>;
 
 export type CreditQuote = {
   weight: Decimal;
@@ -84,6 +85,8 @@ export async function quoteCredits(db: Executor, input: CreditQuoteInput): Promi
 export type CreditDrawInput = Omit<CreditQuoteInput, 'creditModelId'> & {
   /** The denomination of the rule's credit model; null means the feature is not credit-backed. */
   denomination: string | null;
+  /** The weight at the clamped occurredAt, when the caller resolved it before taking locks. */
+  weight?: ResolvedWeight;
   eventId: string;
   occurredAt: Date;
   ingestedAt: Date;
@@ -109,7 +112,7 @@ export async function drawCredits(tx: Tx, input: CreditDrawInput): Promise<Credi
   if (!input.denomination || !input.featureId || !input.subscriptionId) return null;
   const linked = await repo.lockLinkedPools(tx, input.accountId, input.subscriptionId, input.denomination);
   if (linked.length === 0) return null;
-  const weight = await resolveWeight(tx, input.accountId, input.featureId, input.model, input.occurredAt);
+  const weight = input.weight ?? (await resolveWeight(tx, input.accountId, input.featureId, input.model, input.occurredAt));
   const charge = roundCredits(input.units.times(weight.weight));
   const grants = await repo.listLiveGrants(tx, input.accountId, linked.map((p) => p.id));
   const grantsOf = (poolId: string) => grants.filter((g) => g.credit_pool_id === poolId);
@@ -141,10 +144,10 @@ export async function drawCredits(tx: Tx, input: CreditDrawInput): Promise<Credi
           occurred_at: input.occurredAt.toISOString(),
           ingested_at: input.ingestedAt.toISOString(),
         },
+        linkDrawn: { subscriptionId: input.subscriptionId, amount: d.amount },
       },
       input.now,
     );
-    await repo.addLinkDrawn(tx, input.accountId, pool.id, input.subscriptionId, d.amount.toFixed());
   }
   return {
     creditsDeducted: plan.covered,

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Tx } from '../../platform/db/database.js';
 import type { GrantType, TransactionType } from '../../platform/db/tables.js';
 import { AppError, conflict } from '../../platform/errors/app-error.js';
@@ -26,9 +27,19 @@ type Entry = {
   idempotencyKey?: string | null;
   requestHash?: string | null;
   metadata?: Record<string, unknown>;
+  /** Which grants the row drew from (deductions, expiries), recorded for reversals. */
   draws?: { grantId: string; amount: Decimal }[];
+  /** New remainders of the grants the row touches, written in the same statement. */
+  grantUpdates?: { grantId: string; remaining: Decimal; void?: boolean }[];
+  /** Credits drawn through a subscription link (its draw limit counts them). */
+  linkDrawn?: { subscriptionId: string; amount: Decimal };
 };
 
+/**
+ * Books one ledger row against a locked pool. The row, its per-grant draws, the grants' new
+ * remainders, the pool's running totals and the link's drawn total are written by one statement
+ * (data-modifying CTEs), so the pool lock is held for one round trip per entry, not five.
+ */
 async function append(tx: Tx, pool: repo.PoolRow, entry: Entry, now: Date): Promise<repo.TransactionRow> {
   const before = dec(pool.balance);
   const after = before.plus(entry.amount);
@@ -41,31 +52,42 @@ async function append(tx: Tx, pool: repo.PoolRow, entry: Entry, now: Date): Prom
   pool.ledger_seq = String(Number(pool.ledger_seq) + 1);
   pool.status = poolStatusAfter(pool.status, pool.hard_limit, after);
   pool.modified_at = now;
-  const row = await repo.insertTransaction(tx, {
-    id: newId(),
-    account_id: pool.account_id,
-    credit_pool_id: pool.id,
-    seq: pool.ledger_seq,
-    credit_grant_id: entry.grantId ?? null,
-    transaction_type: entry.type,
-    amount: entry.amount.toFixed(),
-    balance_before: before.toFixed(),
-    balance_after: after.toFixed(),
-    description: entry.description ?? null,
-    reversed_transaction_id: entry.reversedTransactionId ?? null,
-    subscription_id: entry.subscriptionId ?? null,
-    event_id: entry.eventId ?? null,
-    idempotency_key: entry.idempotencyKey ?? null,
-    request_hash: entry.requestHash ?? null,
-    metadata: stringifyJsonForStorage(entry.metadata ?? {}),
-    created_at: now,
-  });
-  await repo.insertDraws(
-    tx,
-    (entry.draws ?? []).map((d) => ({ account_id: pool.account_id, transaction_id: row.id, credit_grant_id: d.grantId, amount: d.amount.toFixed() })),
-  );
-  await repo.updatePoolTotals(tx, pool);
-  return row;
+  const id = newId();
+  const acc = pool.account_id;
+  const draws = entry.draws ?? [];
+  const updates = entry.grantUpdates ?? [];
+  const parts = [
+    sql`t as (
+      insert into credit_transactions (id, account_id, credit_pool_id, seq, credit_grant_id, transaction_type, amount, balance_before,
+        balance_after, description, reversed_transaction_id, subscription_id, event_id, idempotency_key, request_hash, metadata, created_at)
+      values (${id}, ${acc}, ${pool.id}, ${pool.ledger_seq}, ${entry.grantId ?? null}, ${entry.type}, ${entry.amount.toFixed()}, ${before.toFixed()},
+        ${after.toFixed()}, ${entry.description ?? null}, ${entry.reversedTransactionId ?? null}, ${entry.subscriptionId ?? null}, ${entry.eventId ?? null},
+        ${entry.idempotencyKey ?? null}, ${entry.requestHash ?? null}, ${stringifyJsonForStorage(entry.metadata ?? {})}::jsonb, ${now})
+      returning *)`,
+    sql`p as (
+      update credit_pools set balance = ${pool.balance}, total_granted = ${pool.total_granted}, total_consumed = ${pool.total_consumed},
+        total_expired = ${pool.total_expired}, total_reversed = ${pool.total_reversed}, ledger_seq = ${pool.ledger_seq},
+        status = ${pool.status}, modified_at = ${now}
+      where account_id = ${acc} and id = ${pool.id})`,
+  ];
+  if (draws.length > 0) {
+    parts.push(sql`d as (
+      insert into credit_transaction_draws (account_id, transaction_id, credit_grant_id, amount)
+      values ${sql.join(draws.map((d) => sql`(${acc}::uuid, ${id}::uuid, ${d.grantId}::uuid, ${d.amount.toFixed()}::numeric)`))})`);
+  }
+  if (updates.length > 0) {
+    parts.push(sql`g as (
+      update credit_grants set remaining = v.remaining, voided_at = case when v.void then ${now}::timestamptz else credit_grants.voided_at end
+      from (values ${sql.join(updates.map((u) => sql`(${u.grantId}::uuid, ${u.remaining.toFixed()}::numeric, ${u.void === true}::boolean)`))}) as v(id, remaining, void)
+      where credit_grants.account_id = ${acc} and credit_grants.id = v.id)`);
+  }
+  if (entry.linkDrawn) {
+    parts.push(sql`l as (
+      update credit_pool_links set total_drawn = total_drawn + ${entry.linkDrawn.amount.toFixed()}::numeric
+      where account_id = ${acc} and credit_pool_id = ${pool.id} and subscription_id = ${entry.linkDrawn.subscriptionId})`);
+  }
+  const { rows } = await sql<repo.TransactionRow>`with ${sql.join(parts)} select * from t`.execute(tx);
+  return rows[0]!;
 }
 
 export type GrantInput = {
@@ -121,6 +143,7 @@ export type DrawInput = {
   idempotencyKey?: string | null;
   requestHash?: string | null;
   metadata?: Record<string, unknown>;
+  linkDrawn?: { subscriptionId: string; amount: Decimal };
 };
 
 /** Takes `amount` from a locked pool FIFO across its unexpired grants; the caller checked it is available. */
@@ -132,20 +155,32 @@ export async function drawFromPool(tx: Tx, pool: repo.PoolRow, input: DrawInput,
   );
   const drawn = plan.reduce((sum, d) => sum.plus(d.amount), dec(0));
   if (!drawn.eq(input.amount)) throw new Error(`ledger: pool ${pool.id} cannot supply ${input.amount.toFixed()} (has ${drawn.toFixed()})`);
-  for (const d of plan) {
+  const grantUpdates = plan.map((d) => {
     const grant = input.grants.find((g) => g.id === d.grantId)!;
     grant.remaining = dec(grant.remaining).minus(d.amount).toFixed();
-    await repo.setGrantRemaining(tx, pool.account_id, grant.id, grant.remaining);
-  }
-  return append(tx, pool, { ...input, amount: input.amount.neg(), draws: plan }, now);
+    return { grantId: grant.id, remaining: dec(grant.remaining) };
+  });
+  return append(tx, pool, { ...input, amount: input.amount.neg(), draws: plan, grantUpdates }, now);
 }
 
 /** Moves what is left of one grant to total_expired (expiry, rollover, claw-back). */
 export async function expireGrant(tx: Tx, pool: repo.PoolRow, grant: repo.GrantRow, amount: Decimal, description: string, now: Date, options: { void?: boolean } = {}) {
   const left = dec(grant.remaining).minus(amount);
   grant.remaining = left.toFixed();
-  await repo.setGrantRemaining(tx, pool.account_id, grant.id, grant.remaining, options.void ? now : undefined);
-  return append(tx, pool, { type: 'EXPIRATION', amount: amount.neg(), grantId: grant.id, description, subscriptionId: grant.subscription_id, draws: [{ grantId: grant.id, amount }] }, now);
+  return append(
+    tx,
+    pool,
+    {
+      type: 'EXPIRATION',
+      amount: amount.neg(),
+      grantId: grant.id,
+      description,
+      subscriptionId: grant.subscription_id,
+      draws: [{ grantId: grant.id, amount }],
+      grantUpdates: [{ grantId: grant.id, remaining: left, void: options.void === true }],
+    },
+    now,
+  );
 }
 
 /**
@@ -162,13 +197,13 @@ export async function reverseTransaction(tx: Tx, pool: repo.PoolRow, original: r
       throw new AppError('insufficient_credits', `Credit pool depleted - grant ${grant.id} no longer holds the ${dec(original.amount).toFixed()} credits to reverse`);
     }
     const left = dec(grant.remaining).minus(dec(original.amount));
-    await repo.setGrantRemaining(tx, pool.account_id, grant.id, left.toFixed(), left.isZero() ? now : undefined);
-    return append(tx, pool, { type: 'REVERSAL', amount, grantId: grant.id, reversedTransactionId: original.id, description }, now);
+    return append(tx, pool, { type: 'REVERSAL', amount, grantId: grant.id, reversedTransactionId: original.id, description, grantUpdates: [{ grantId: grant.id, remaining: left, void: left.isZero() }] }, now);
   }
   const draws = await repo.listDraws(tx, pool.account_id, original.id);
+  const grantUpdates = [];
   for (const d of draws) {
     const grant = (await repo.findGrant(tx, pool.account_id, d.credit_grant_id))!;
-    await repo.setGrantRemaining(tx, pool.account_id, grant.id, dec(grant.remaining).plus(dec(d.amount)).toFixed());
+    grantUpdates.push({ grantId: grant.id, remaining: dec(grant.remaining).plus(dec(d.amount)) });
   }
-  return append(tx, pool, { type: 'REVERSAL', amount, reversedTransactionId: original.id, description, subscriptionId: original.subscription_id, eventId: original.event_id }, now);
+  return append(tx, pool, { type: 'REVERSAL', amount, reversedTransactionId: original.id, description, subscriptionId: original.subscription_id, eventId: original.event_id, grantUpdates }, now);
 }

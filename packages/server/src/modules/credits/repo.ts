@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type {
   CreditGrantsTable,
@@ -91,23 +91,6 @@ export async function countPools(db: Executor, accountId: string, customerId: st
 
 export const insertPool = (db: Executor, row: Omit<PoolRow, 'metadata'> & { metadata: string }) => db.insertInto('credit_pools').values(row).returningAll().executeTakeFirstOrThrow();
 
-export const updatePoolTotals = (db: Executor, pool: PoolRow) =>
-  db
-    .updateTable('credit_pools')
-    .set({
-      balance: pool.balance,
-      total_granted: pool.total_granted,
-      total_consumed: pool.total_consumed,
-      total_expired: pool.total_expired,
-      total_reversed: pool.total_reversed,
-      ledger_seq: pool.ledger_seq,
-      status: pool.status,
-      modified_at: pool.modified_at,
-    })
-    .where('account_id', '=', pool.account_id)
-    .where('id', '=', pool.id)
-    .execute();
-
 // Links
 
 export const findLink = (db: Executor, accountId: string, poolId: string, subscriptionId: string) =>
@@ -151,15 +134,6 @@ export async function lockLinkedPools(db: Executor, accountId: string, subscript
   return rows.sort((a, b) => a.draw_priority - b.draw_priority || a.linked_at.getTime() - b.linked_at.getTime());
 }
 
-export const addLinkDrawn = (db: Executor, accountId: string, poolId: string, subscriptionId: string, amount: string) =>
-  db
-    .updateTable('credit_pool_links')
-    .set({ total_drawn: sql`total_drawn + ${amount}::numeric` })
-    .where('account_id', '=', accountId)
-    .where('credit_pool_id', '=', poolId)
-    .where('subscription_id', '=', subscriptionId)
-    .execute();
-
 // Grants
 
 export const findGrant = (db: Executor, accountId: string, id: string) =>
@@ -196,14 +170,6 @@ export async function countGrants(db: Executor, accountId: string, poolId: strin
 
 export const insertGrant = (db: Executor, row: Omit<GrantRow, 'seq' | 'metadata'> & { metadata: string }) =>
   db.insertInto('credit_grants').values(row).returningAll().executeTakeFirstOrThrow();
-
-export const setGrantRemaining = (db: Executor, accountId: string, id: string, remaining: string, voidedAt?: Date) =>
-  db
-    .updateTable('credit_grants')
-    .set({ remaining, ...(voidedAt ? { voided_at: voidedAt } : {}) })
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .execute();
 
 export const findPeriodGrant = (db: Executor, accountId: string, subscriptionId: string, poolId: string, periodStart: Date) =>
   db
@@ -252,9 +218,6 @@ export const findTransactionByKey = (db: Executor, accountId: string, key: strin
 export const findReversalOf = (db: Executor, accountId: string, id: string) =>
   db.selectFrom('credit_transactions').select('id').where('account_id', '=', accountId).where('reversed_transaction_id', '=', id).executeTakeFirst();
 
-export const insertTransaction = (db: Executor, row: Omit<TransactionRow, 'metadata'> & { metadata: string }) =>
-  db.insertInto('credit_transactions').values(row).returningAll().executeTakeFirstOrThrow();
-
 export function listTransactions(db: Executor, accountId: string, poolId: string, page?: { limit: number; offset: number }) {
   let q = db.selectFrom('credit_transactions').selectAll().where('account_id', '=', accountId).where('credit_pool_id', '=', poolId).orderBy('seq');
   if (page) q = q.limit(page.limit).offset(page.offset);
@@ -265,10 +228,6 @@ export async function countTransactions(db: Executor, accountId: string, poolId:
   const r = await db.selectFrom('credit_transactions').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).where('credit_pool_id', '=', poolId).executeTakeFirstOrThrow();
   return Number(r.n);
 }
-
-export const insertDraws = async (db: Executor, rows: { account_id: string; transaction_id: string; credit_grant_id: string; amount: string }[]) => {
-  if (rows.length > 0) await db.insertInto('credit_transaction_draws').values(rows).execute();
-};
 
 export const listDraws = (db: Executor, accountId: string, transactionId: string) =>
   db.selectFrom('credit_transaction_draws').selectAll().where('account_id', '=', accountId).where('transaction_id', '=', transactionId).execute();

@@ -9,6 +9,7 @@ import { dec, roundCredits, type Decimal } from '../../platform/money.js';
 import { ensureFeatureForEvent } from '../catalog/service.js';
 import { computeCost, computeUsageRevenue, fromStoredRuleValue, type RuleValue } from '../catalog/rule-value.js';
 import { ensureCustomerForEvent, getCustomerById } from '../customers/service.js';
+import { resolveWeight } from '../credits/tariff/service.js';
 import { drawCredits } from './credits-seam.js';
 import { periodContaining } from './domain.js';
 import * as repo from './repo.js';
@@ -42,8 +43,16 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
   const { occurredAt, valid: occurredAtValid } = parseOccurredAt(input.occurredAt, now);
   const clamped = clampOccurredAt(occurredAt, now);
 
+  // Reads that take no locks happen before the transaction, so the row locks below (counter, pools)
+  // are held for the writes only. A first event for an unknown customer or feature loads inside.
+  const preloaded = await repo.loadCheckContext(ctx.db, principal.accountId, ref, input.featureKey);
+  const weight =
+    preloaded?.feature_id && preloaded.credit_denomination && preloaded.subscription_id && preloaded.rule_enabled
+      ? await resolveWeight(ctx.db, principal.accountId, preloaded.feature_id, input.costInput?.model ?? null, clamped)
+      : undefined;
+
   return withTransaction(ctx.db, async (tx) => {
-    const c = await loadOrCreateContext(tx, principal.accountId, ref, input.featureKey, now);
+    const c = preloaded?.feature_id ? preloaded : await loadOrCreateContext(tx, principal.accountId, ref, input.featureKey, now);
     const rule: RuleValue | null = c.rule_enabled && c.rule_value ? fromStoredRuleValue(c.rule_value) : null;
     const pricing = rule?.pricing ?? null;
     const model = input.costInput?.model ?? null;
@@ -101,6 +110,7 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
           customerId: c.customer_id,
           featureId: c.feature_id!,
           denomination: creditBacked ? c.credit_denomination : null,
+          ...(weight ? { weight } : {}),
           units,
           model,
           now,
