@@ -115,12 +115,13 @@ export const listLinkedPools = (db: Executor, accountId: string, subscriptionId:
     .execute();
 
 /**
- * Locks the subscription's pools in one denomination together with their links, in pool-id order
- * (the order every writer uses), and returns them in draw order. Link rows are locked too because
- * draws update total_drawn, so the draw limits are read after any concurrent draw commits.
+ * Locks the subscription's pools in one denomination, in pool-id order (the order every writer
+ * uses), and returns them with their links in draw order. Links' total_drawn changes only under
+ * the pool lock, but this statement read the links before it waited for that lock; so when a link
+ * has a draw limit (the only reader of total_drawn), the links are read again under the lock.
  */
 export async function lockLinkedPools(db: Executor, accountId: string, subscriptionId: string, denomination: string) {
-  const rows = await db
+  const read = () => db
     .selectFrom('credit_pool_links as l')
     .innerJoin('credit_pools as p', (j) => j.onRef('p.id', '=', 'l.credit_pool_id').onRef('p.account_id', '=', 'l.account_id'))
     .selectAll('p')
@@ -128,11 +129,21 @@ export async function lockLinkedPools(db: Executor, accountId: string, subscript
     .where('l.account_id', '=', accountId)
     .where('l.subscription_id', '=', subscriptionId)
     .where('p.denomination', '=', denomination)
-    .orderBy('p.id')
-    .forUpdate(['p', 'l'])
-    .execute();
+    .orderBy('p.id');
+  let rows = await read().forUpdate(['p']).execute();
+  if (rows.some((r) => r.draw_limit !== null)) {
+    const fresh = await read().execute();
+    rows = rows.map((r) => ({ ...r, ...pickLink(fresh.find((f) => f.id === r.id) ?? r) }));
+  }
   return rows.sort((a, b) => a.draw_priority - b.draw_priority || a.linked_at.getTime() - b.linked_at.getTime());
 }
+
+const pickLink = (r: { draw_priority: number; draw_limit: string | null; total_drawn: string; linked_at: Date }) => ({
+  draw_priority: r.draw_priority,
+  draw_limit: r.draw_limit,
+  total_drawn: r.total_drawn,
+  linked_at: r.linked_at,
+});
 
 // Grants
 
