@@ -24,8 +24,8 @@ export type CreditQuoteInput = {
   customerId: string;
   featureId: string | null;
   subscriptionId: string | null;
-  /** The feature rule's credit model; null means the feature is not credit-backed. */
-  creditModelId: string | null;
+  /** The denomination of the rule's credit model; null means the feature is not credit-backed. */
+  denomination: string | null;
   units: Decimal;
   model: string | null;
   now: Date;
@@ -60,12 +60,10 @@ function sourcesOf(links: LinkedPool[], available: (poolId: string, balance: Dec
  * price in effect now, and whether hard-limit pools could cover it. A quote, not a promise.
  */
 export async function quoteCredits(db: Executor, input: CreditQuoteInput): Promise<{ quote: CreditQuote; limitReached: boolean }> {
-  if (!input.creditModelId || !input.featureId) return { quote: identityQuote(input.units), limitReached: false };
-  const model = await repo.findModel(db, input.accountId, input.creditModelId);
-  if (!model) return { quote: identityQuote(input.units), limitReached: false };
+  if (!input.denomination || !input.featureId) return { quote: identityQuote(input.units), limitReached: false };
   const [weight, price] = await Promise.all([
     resolveWeight(db, input.accountId, input.featureId, input.model, input.now),
-    findPriceAt(db, input.accountId, model.denomination, input.now),
+    findPriceAt(db, input.accountId, input.denomination, input.now),
   ]);
   const estimatedCredits = roundCredits(input.units.times(weight.weight));
   const quote: CreditQuote = {
@@ -78,13 +76,11 @@ export async function quoteCredits(db: Executor, input: CreditQuoteInput): Promi
     estimatedCost: price ? roundCredits(estimatedCredits.times(price.pricePerCredit)) : null,
   };
   if (!input.subscriptionId) return { quote, limitReached: false };
-  const links = await repo.listLinkedPools(db, input.accountId, input.subscriptionId, model.denomination);
+  const links = await repo.listLinkedPools(db, input.accountId, input.subscriptionId, input.denomination);
   return { quote, limitReached: planPoolDraw(sourcesOf(links, (_id, balance) => balance), estimatedCredits).refused };
 }
 
-export type CreditDrawInput = Omit<CreditQuoteInput, 'creditModelId'> & {
-  /** The denomination of the rule's credit model; null means the feature is not credit-backed. */
-  denomination: string | null;
+export type CreditDrawInput = CreditQuoteInput & {
   /** The weight at the clamped occurredAt, when the caller resolved it before taking locks. */
   weight?: ResolvedWeight;
   eventId: string;

@@ -31,16 +31,8 @@ async function ensurePoolFor(tx: Tx, subscription: SubscriptionRow, plan: PlanRo
       hard_limit: allocation.hard_limit ?? allocation.model_hard_limit,
       rollover_policy: allocation.rollover_policy,
       rollover_cap: allocation.rollover_cap,
-      status: 'ACTIVE',
-      balance: '0',
-      total_granted: '0',
-      total_consumed: '0',
-      total_expired: '0',
-      total_reversed: '0',
-      ledger_seq: '0',
       metadata: '{}',
-      created_at: now,
-      modified_at: now,
+      now,
     });
   }
   if (!(await repo.findLink(tx, subscription.account_id, pool.id, subscription.id))) {

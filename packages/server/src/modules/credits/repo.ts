@@ -89,7 +89,29 @@ export async function countPools(db: Executor, accountId: string, customerId: st
   return Number(r.n);
 }
 
-export const insertPool = (db: Executor, row: Omit<PoolRow, 'metadata'> & { metadata: string }) => db.insertInto('credit_pools').values(row).returningAll().executeTakeFirstOrThrow();
+export type NewPool = Pick<PoolRow, 'id' | 'account_id' | 'customer_id' | 'name' | 'denomination' | 'currency' | 'hard_limit' | 'rollover_policy' | 'rollover_cap'> & {
+  metadata: string;
+  now: Date;
+};
+
+/** Inserts an ACTIVE pool with zero balance, zero totals and an empty ledger. */
+export const insertPool = (db: Executor, { now, ...pool }: NewPool) =>
+  db
+    .insertInto('credit_pools')
+    .values({
+      ...pool,
+      status: 'ACTIVE',
+      balance: '0',
+      total_granted: '0',
+      total_consumed: '0',
+      total_expired: '0',
+      total_reversed: '0',
+      ledger_seq: '0',
+      created_at: now,
+      modified_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 
 // Links
 

@@ -116,16 +116,8 @@ export async function createPool(ctx: AppContext, accountId: string, input: Pool
         hard_limit: input.hardLimit ?? false,
         rollover_policy: input.rolloverPolicy ?? 'NONE',
         rollover_cap: input.rolloverCap ? input.rolloverCap.toFixed() : null,
-        status: 'ACTIVE',
-        balance: '0',
-        total_granted: '0',
-        total_consumed: '0',
-        total_expired: '0',
-        total_reversed: '0',
-        ledger_seq: '0',
         metadata: stringifyJson(input.metadata ?? {}),
-        created_at: now,
-        modified_at: now,
+        now,
       }),
     );
   } catch (err) {

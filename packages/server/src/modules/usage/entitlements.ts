@@ -49,7 +49,7 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
     customerId: c.customer_id,
     featureId: c.feature_id,
     subscriptionId: c.subscription_id,
-    creditModelId: hasRule ? c.credit_model_id : null,
+    denomination: hasRule ? c.credit_denomination : null,
     units: input.evaluate?.units ?? dec(1),
     model: input.evaluate?.model ?? null,
     now,
