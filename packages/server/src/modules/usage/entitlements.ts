@@ -65,7 +65,8 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
   });
 
   if (input.record && c.feature_id) {
-    await repo.insertEvent(ctx.db, {
+    // The audit marker carries no money; a crash may lose the last few (see Database.relaxedDb).
+    await repo.insertEvent(ctx.database.relaxedDb, {
       id: newId(),
       account_id: principal.accountId,
       customer_id: c.customer_id,

@@ -15,6 +15,12 @@ type ScriptRunner = (sql: string) => Promise<Record<string, unknown>[]>;
 export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
+  /**
+   * For writes whose last moments may be lost in a crash without harm (entitlement-check audit
+   * markers): on PostgreSQL its sessions use synchronous_commit=off, so a commit does not wait for
+   * the WAL flush. Never for money, credits or anything a client was promised. On PGlite it is `db`.
+   */
+  readonly relaxedDb: Db;
   /** Runs fn on one session whose `exec` accepts multi-statement scripts (migrations). */
   withSession<T>(fn: (exec: ScriptRunner) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -37,21 +43,30 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 function openPostgres(options: { url: string; poolSize?: number; searchPath?: string }): Database {
   const typeParsers = { [INT8]: identity, [DATE]: identity, [NUMERIC]: identity } as Record<number, (v: string) => unknown>;
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 20,
-    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        typeParsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
-  });
-  // An idle client's error (e.g. the server restarting) must not crash the process.
-  pool.on('error', () => {});
+  const newPool = (max: number, settings: string[]) => {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max,
+      ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          typeParsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    // An idle client's error (e.g. the server restarting) must not crash the process.
+    pool.on('error', () => {});
+    return pool;
+  };
+  const searchPath = options.searchPath ? [`-c search_path=${options.searchPath}`] : [];
+  const poolSize = options.poolSize ?? 20;
+  const pool = newPool(poolSize, searchPath);
+  const relaxedPool = newPool(Math.max(2, Math.ceil(poolSize / 4)), [...searchPath, '-c synchronous_commit=off']);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
+  const relaxedDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withNamedStatements(relaxedPool) }) });
   return {
     kind: 'postgres',
     db,
+    relaxedDb,
     async withSession(fn) {
       const client = await pool.connect();
       try {
@@ -65,9 +80,9 @@ function openPostgres(options: { url: string; poolSize?: number; searchPath?: st
     },
     async close() {
       // Kysely's destroy is a no-op when it never ran a query itself (the migrator uses the pool
-      // directly), so end the pool explicitly.
-      await db.destroy();
-      if (!pool.ended) await pool.end();
+      // directly), so end the pools explicitly.
+      await Promise.all([db.destroy(), relaxedDb.destroy()]);
+      for (const p of [pool, relaxedPool]) if (!p.ended) await p.end();
     },
   };
 }
@@ -116,6 +131,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     return {
       kind: 'pglite',
       db,
+      relaxedDb: db,
       // Acquiring a Kysely connection holds the driver's mutex, so exec runs alone.
       withSession: (fn) =>
         db.connection().execute(() => fn(async (sql) => (await client.exec(sql, { parsers: PGLITE_PARSERS })).at(-1)?.rows ?? [])),
