@@ -9,27 +9,6 @@ export const SubscribeRequestSchema = z.object({
   gracePeriod: z.number().int().min(0).max(365).optional(),
 });
 
-export const InvoiceSchema = z
-  .object({
-    id: z.uuid(),
-    status: z.string(),
-    type: z.string(),
-    amount: decimalOutput,
-    currency: z.string(),
-    dueDate: z.date(),
-    subscriptionId: z.uuid(),
-    periodStart: z.date(),
-    periodEnd: z.date(),
-    paidAt: z.date().nullable(),
-    metadata: z.record(z.string(), z.unknown()),
-    createdAt: z.date(),
-    modifiedAt: z.date(),
-    items: z
-      .array(z.object({ id: z.uuid(), invoiceId: z.uuid(), chargeAmount: decimalOutput, description: z.string(), createdAt: z.date(), modifiedAt: z.date() }))
-      .optional(),
-  })
-  .meta({ id: 'Invoice' });
-
 export const SubscriptionSchema = z
   .object({
     id: z.uuid(),
@@ -50,6 +29,28 @@ export const SubscriptionSchema = z
     metadata: z.record(z.string(), z.unknown()),
   })
   .meta({ id: 'Subscription' });
+
+export const InvoiceSchema = z
+  .object({
+    id: z.uuid(),
+    status: z.string(),
+    type: z.string(),
+    amount: decimalOutput,
+    currency: z.string(),
+    dueDate: z.date(),
+    subscriptionId: z.uuid(),
+    subscription: SubscriptionSchema.nullable().optional().describe('The invoice subscription, nested as the original API sent it'),
+    periodStart: z.date(),
+    periodEnd: z.date(),
+    paidAt: z.date().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    createdAt: z.date(),
+    modifiedAt: z.date(),
+    items: z
+      .array(z.object({ id: z.uuid(), invoiceId: z.uuid(), chargeAmount: decimalOutput, description: z.string(), createdAt: z.date(), modifiedAt: z.date() }))
+      .optional(),
+  })
+  .meta({ id: 'Invoice' });
 
 export const SubscribeResultSchema = z.object({
   subscription: SubscriptionSchema.nullable(),

@@ -56,7 +56,7 @@ export async function toSubscriptionView(db: Executor, row: repo.SubscriptionRow
 
 export type SubscriptionView = Awaited<ReturnType<typeof toSubscriptionView>>;
 
-export function toInvoiceView(row: repo.InvoiceRow, items?: repo.InvoiceItemRow[]) {
+export function toInvoiceView(row: repo.InvoiceRow, items?: repo.InvoiceItemRow[], subscription?: SubscriptionView | null) {
   return {
     id: row.id,
     status: row.status,
@@ -65,6 +65,7 @@ export function toInvoiceView(row: repo.InvoiceRow, items?: repo.InvoiceItemRow[
     currency: row.currency,
     dueDate: row.due_date,
     subscriptionId: row.subscription_id,
+    ...(subscription === undefined ? {} : { subscription }),
     periodStart: row.period_start,
     periodEnd: row.period_end,
     paidAt: row.paid_at,
@@ -88,8 +89,16 @@ export function toInvoiceView(row: repo.InvoiceRow, items?: repo.InvoiceItemRow[
 
 export type InvoiceView = ReturnType<typeof toInvoiceView>;
 
-/** Invoices with their line items, in one query for the items. */
+/**
+ * Invoices with their line items (one query) and their subscription nested, as the original API
+ * sent them (one view per distinct subscription).
+ */
 export async function toInvoiceViews(db: Executor, accountId: string, rows: repo.InvoiceRow[]) {
   const items = await repo.listInvoiceItems(db, accountId, rows.map((r) => r.id));
-  return rows.map((r) => toInvoiceView(r, items.filter((i) => i.invoice_id === r.id)));
+  const subscriptions = new Map<string, SubscriptionView | null>();
+  for (const id of new Set(rows.map((r) => r.subscription_id))) {
+    const subscription = await repo.findSubscription(db, accountId, id);
+    subscriptions.set(id, subscription ? await toSubscriptionView(db, subscription) : null);
+  }
+  return rows.map((r) => toInvoiceView(r, items.filter((i) => i.invoice_id === r.id), subscriptions.get(r.subscription_id)));
 }

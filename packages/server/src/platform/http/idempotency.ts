@@ -51,22 +51,26 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
     const reservation = request.idempotency;
     if (!reservation) return payload;
     reply.header('Idempotency-Key', reservation.key);
-    const where = (q: any) =>
-      q
+    if (reply.statusCode >= 500) {
+      await db
+        .deleteFrom('idempotency_records')
         .where('account_id', '=', reservation.accountId)
         .where('scope', '=', reservation.scope)
-        .where('idempotency_key', '=', reservation.key);
-    if (reply.statusCode >= 500) {
-      await where(db.deleteFrom('idempotency_records')).execute();
+        .where('idempotency_key', '=', reservation.key)
+        .execute();
     } else {
-      await where(
-        db.updateTable('idempotency_records').set({
+      await db
+        .updateTable('idempotency_records')
+        .set({
           state: 'COMPLETED',
           response_status: reply.statusCode,
           response_content_type: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
           response_body: typeof payload === 'string' ? payload : payload == null ? '' : String(payload),
-        }),
-      ).execute();
+        })
+        .where('account_id', '=', reservation.accountId)
+        .where('scope', '=', reservation.scope)
+        .where('idempotency_key', '=', reservation.key)
+        .execute();
     }
     return payload;
   });

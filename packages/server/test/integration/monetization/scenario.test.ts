@@ -73,6 +73,8 @@ describe('billing story: define, subscribe, check, meter, pay', () => {
 
     const paid = await m.markPaid(sub.invoice.id);
     assert.equal(paid.status, 'PAID');
+    assert.equal(paid.subscription.id, sub.subscription.id, 'the invoice nests its subscription');
+    assert.equal(paid.subscription.isActive, true);
     const allowed = await m.check('user_1', 'ai.chat');
     assert.equal(allowed.allowed, true);
     assert.equal(allowed.meta, null);
