@@ -110,8 +110,61 @@ export async function addCounterRevenue(db: Executor, key: CounterKey, revenue: 
     .execute();
 }
 
+export type NewEvent = Omit<UsageEventRow, 'context' | 'meta' | 'input_tokens' | 'output_tokens'> & {
+  context: string;
+  meta: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+};
+
+/**
+ * Stores an event and counts it in one statement (so one implicit transaction): the counter upsert
+ * adds the units only while the cap holds, and the event is written with its usage, revenue, cost
+ * and context when counted, or with the zeroed variants when not. A repeated idempotency key fails
+ * the whole statement with a unique violation, so the counter is untouched. Returns whether the
+ * event was counted.
+ */
+export async function insertEventCounting(
+  db: Executor,
+  event: NewEvent,
+  zeroed: Pick<NewEvent, 'usage_units' | 'revenue_amount' | 'cost_amount' | 'context'>,
+  counter: { key: CounterKey; cap: { maxUsage: string; alreadyUsedElsewhere: string } | null },
+): Promise<boolean> {
+  const { key, cap } = counter;
+  const fitsEmpty = !cap || dec(event.usage_units).plus(dec(cap.alreadyUsedElsewhere)).lte(dec(cap.maxUsage));
+  const capCheck = cap
+    ? sql`usage_counters.used + excluded.used + ${cap.alreadyUsedElsewhere}::numeric <= ${cap.maxUsage}::numeric`
+    : sql`true`;
+  const pick = (counted: unknown, zero: unknown) => sql`case when exists (select 1 from c) then ${counted} else ${zero} end`;
+  const { rows } = await sql<{ counted: boolean }>`
+    with c as (
+      insert into usage_counters (account_id, subscription_id, feature_id, period_start, used, revenue)
+      select ${key.accountId}::uuid, ${key.subscriptionId}::uuid, ${key.featureId}::uuid, ${key.periodStart}::timestamptz,
+             ${event.usage_units}::numeric, ${event.revenue_amount}::numeric
+       where ${fitsEmpty}::boolean
+      on conflict (account_id, subscription_id, feature_id, period_start) do update
+        set used = usage_counters.used + excluded.used, revenue = usage_counters.revenue + excluded.revenue
+        where ${capCheck}
+      returning 1),
+    e as (
+      insert into usage_events (id, account_id, customer_id, feature_id, subscription_id, event_type, event_name,
+        event_idempotency_key, usage_units, revenue_amount, cost_amount, model, model_provider, input_tokens,
+        output_tokens, flow_id, occurred_at, ingested_at, context, meta)
+      select ${event.id}::uuid, ${event.account_id}::uuid, ${event.customer_id}::uuid, ${event.feature_id}::uuid,
+        ${event.subscription_id}::uuid, ${event.event_type}, ${event.event_name}, ${event.event_idempotency_key},
+        ${pick(sql`${event.usage_units}::numeric`, sql`${zeroed.usage_units}::numeric`)},
+        ${pick(sql`${event.revenue_amount}::numeric`, sql`${zeroed.revenue_amount}::numeric`)},
+        ${pick(sql`${event.cost_amount}::numeric`, sql`${zeroed.cost_amount}::numeric`)},
+        ${event.model}, ${event.model_provider}, ${event.input_tokens}::bigint, ${event.output_tokens}::bigint,
+        ${event.flow_id}, ${event.occurred_at}::timestamptz, ${event.ingested_at}::timestamptz,
+        ${pick(sql`${event.context}::jsonb`, sql`${zeroed.context}::jsonb`)}, ${event.meta}::jsonb
+      returning id)
+    select exists (select 1 from c) as counted from e`.execute(db);
+  return rows[0]!.counted;
+}
+
 /** Inserts an event unless its idempotency key exists; undefined means a duplicate. */
-export const insertEvent = (db: Executor, row: Omit<UsageEventRow, 'context' | 'meta' | 'input_tokens' | 'output_tokens'> & { context: string; meta: string | null; input_tokens: number | null; output_tokens: number | null }) =>
+export const insertEvent = (db: Executor, row: NewEvent) =>
   db
     .insertInto('usage_events')
     .values(row)

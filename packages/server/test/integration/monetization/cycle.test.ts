@@ -190,4 +190,22 @@ describe('billing cycle with a frozen clock', () => {
     assert.equal(closed.status, 'DUE');
     assert.equal(closed.amount, 14, 'in arrears: base 12 + usage 1000 x 0.002 on the period own invoice');
   });
+
+  test('when a rule accumulates then usage counts since subscribing, across periods, against the cap', async () => {
+    const f = await m.feature();
+    const plan = await m.activePlan({ price: 0, features: [{ id: f.id, value: { pricing: { model: 'usage', usage_unit_type: 'seats', price_per_unit: 1, max_usage: 10, reset_mode: 'accumulate' } } }] });
+    svc.clock.set('2028-09-01T00:00:00Z');
+    await m.customer('acc_1');
+    await m.subscribe('acc_1', plan.id);
+    assert.equal((await m.event({ customerReferenceId: 'acc_1', featureKey: f.key, usageUnits: 6, eventIdempotencyKey: 'acc-1' })).status, 201);
+    svc.clock.set('2028-10-01T03:00:00Z');
+    await runJobs();
+    const over = await m.event({ customerReferenceId: 'acc_1', featureKey: f.key, usageUnits: 5, eventIdempotencyKey: 'acc-2' });
+    assert.equal(over.status, 200, 'six from the last period count: 6 + 5 > 10');
+    assert.equal(over.body.data.usageLimitExceeded, true);
+    assert.equal((await m.event({ customerReferenceId: 'acc_1', featureKey: f.key, usageUnits: 4, eventIdempotencyKey: 'acc-3' })).status, 201);
+    const check = await m.check('acc_1', f.key);
+    assert.equal(check.allowed, false);
+    assert.deepEqual(check.usage, { used: 10, limit: 10, remaining: 0, unlimited: false });
+  });
 });
