@@ -20,6 +20,7 @@ import {
   EventReceiptSchema,
   EventRequestSchema,
   StoredEventSchema,
+  UsageReportSchema,
 } from './schema.js';
 
 const tags = ['Entitlements and usage'];
@@ -63,7 +64,7 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/v1/client/customers/:ref/usage', {
       config: { customerKey: 'read' },
-      schema: { tags, summary: 'Current-period usage and projections (burndown)', params: RefParams, response: { 200: envelopeSchema(z.record(z.string(), z.unknown())) } },
+      schema: { tags, summary: 'Current-period usage and projections (burndown)', params: RefParams, response: { 200: envelopeSchema(UsageReportSchema) } },
     }, async (request) => ok(await getUsageReport(ctx, principalOf(request), request.params.ref)));
   };
 }

@@ -110,3 +110,40 @@ export const StoredEventSchema = z.object({
   ingestedAt: z.date(),
   context: z.record(z.string(), z.unknown()),
 });
+
+export const UsageReportSchema = z
+  .object({
+    customerReferenceId: z.string(),
+    asOf: z.date(),
+    subscriptions: z.array(
+      z.object({
+        subscriptionId: z.uuid(),
+        planKey: z.string(),
+        currentPeriodStart: z.date(),
+        currentPeriodEnd: z.date(),
+        features: z.array(
+          z.object({
+            featureKey: z.string(),
+            used: decimalOutput,
+            limit: decimalOutput.optional(),
+            remaining: decimalOutput.optional(),
+            projectedEndOfPeriod: decimalOutput.optional().describe('used ÷ elapsed share of the period (4 dp); absent before 5 % has elapsed'),
+            wouldExceedLimit: z.boolean().optional(),
+          }),
+        ),
+      }),
+    ),
+    creditPools: z.array(
+      z.object({
+        poolId: z.uuid(),
+        denomination: z.string(),
+        balance: decimalOutput,
+        totalConsumed: decimalOutput,
+        averageDailyBurn: decimalOutput.optional(),
+        projectedDepletionDate: z.date().optional(),
+        pricePerCredit: decimalOutput.optional(),
+        currency: z.string().optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'UsageReport' });
