@@ -26,8 +26,8 @@ export type RaiseInvoiceInput = {
  * settled at once.
  */
 export async function raiseInvoice(tx: Tx, input: RaiseInvoiceInput) {
-  const lines = input.lines.map((l) => ({ ...l, amount: roundMoney(l.amount) }));
-  const amount = lines.reduce((sum, l) => sum.plus(l.amount), dec(0));
+  const lines = roundLines(input.lines);
+  const amount = sumLines(lines, dec(0));
   const settledAtOnce = input.status === 'DUE' && amount.isZero();
   const invoice = await repo.insertInvoice(tx, {
     id: newId(),
@@ -46,42 +46,38 @@ export async function raiseInvoice(tx: Tx, input: RaiseInvoiceInput) {
     created_at: input.now,
     modified_at: input.now,
   });
-  const items = lines.map((l, position) => ({
-    id: newId(),
-    account_id: invoice.account_id,
-    invoice_id: invoice.id,
-    position,
-    feature_id: l.featureId ?? null,
-    charge_amount: l.amount.toFixed(2),
-    description: l.description,
-    created_at: input.now,
-    modified_at: input.now,
-  }));
-  await repo.insertInvoiceItems(tx, items);
+  const items = await insertLines(tx, invoice, lines, 0, input.now);
   return { invoice, items };
 }
 
 /** Finalises a PENDING (in-arrears) invoice: adds its lines and makes it DUE for their total. */
 export async function finaliseInvoice(tx: Tx, invoice: repo.InvoiceRow, lines: InvoiceLine[], now: Date) {
   const existing = (await repo.listInvoiceItems(tx, invoice.account_id, [invoice.id])).length;
-  const rounded = lines.map((l) => ({ ...l, amount: roundMoney(l.amount) }));
-  const amount = rounded.reduce((sum, l) => sum.plus(l.amount), dec(invoice.amount));
-  await repo.insertInvoiceItems(
-    tx,
-    rounded.map((l, i) => ({
-      id: newId(),
-      account_id: invoice.account_id,
-      invoice_id: invoice.id,
-      position: existing + i,
-      feature_id: l.featureId ?? null,
-      charge_amount: l.amount.toFixed(2),
-      description: l.description,
-      created_at: now,
-      modified_at: now,
-    })),
-  );
+  const rounded = roundLines(lines);
+  await insertLines(tx, invoice, rounded, existing, now);
+  const amount = sumLines(rounded, dec(invoice.amount));
   const settled = amount.isZero();
   return repo.updateInvoice(tx, { ...invoice, amount: amount.toFixed(2), status: settled ? 'PAID' : 'DUE', paid_at: settled ? now : null, modified_at: now });
+}
+
+/** Each line is rounded on its own (2 dp HALF_UP); totals are sums of rounded lines. */
+const roundLines = (lines: InvoiceLine[]) => lines.map((l) => ({ ...l, amount: roundMoney(l.amount) }));
+const sumLines = (lines: InvoiceLine[], start: Decimal) => lines.reduce((sum, l) => sum.plus(l.amount), start);
+
+async function insertLines(tx: Tx, invoice: repo.InvoiceRow, lines: InvoiceLine[], firstPosition: number, now: Date) {
+  const items = lines.map((l, i) => ({
+    id: newId(),
+    account_id: invoice.account_id,
+    invoice_id: invoice.id,
+    position: firstPosition + i,
+    feature_id: l.featureId ?? null,
+    charge_amount: l.amount.toFixed(2),
+    description: l.description,
+    created_at: now,
+    modified_at: now,
+  }));
+  await repo.insertInvoiceItems(tx, items);
+  return items;
 }
 
 export function basePriceLine(plan: PlanRow): InvoiceLine {

@@ -71,6 +71,12 @@ export async function getCustomerById(db: Executor, accountId: string, id: strin
   return row;
 }
 
+/** A tenant-key call that names no customer. */
+export const customerReferenceRequired = () =>
+  new AppError('validation_failed', 'Validation failed: customerReferenceId: is required', {
+    fields: [{ field: 'customerReferenceId', message: 'is required' }],
+  });
+
 /**
  * The customer a Client API call is about. A customer key is pinned to its own customer: an omitted
  * reference means its own, another reference is 403.
@@ -83,7 +89,7 @@ export async function resolveCallerCustomer(db: Executor, principal: Principal, 
     }
     return own;
   }
-  if (ref === undefined) throw new AppError('validation_failed', 'Validation failed: customerReferenceId: is required', { fields: [{ field: 'customerReferenceId', message: 'is required' }] });
+  if (ref === undefined) throw customerReferenceRequired();
   return getCustomerByRef(db, principal.accountId, ref);
 }
 

@@ -9,7 +9,7 @@ import { newId } from '../../platform/ids.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
 import { ensureFeatureForEvent } from '../catalog/service.js';
 import { computeCost, computeUsageRevenue, fromStoredRuleValue, type Pricing, type RuleValue } from '../catalog/rule-value.js';
-import { ensureCustomerForEvent, getCustomerById } from '../customers/service.js';
+import { customerReferenceRequired, ensureCustomerForEvent, getCustomerById } from '../customers/service.js';
 import { resolveWeight } from '../credits/tariff/service.js';
 import type { ResolvedWeight } from '../credits/draw.js';
 import { drawCredits, type CreditReceipt } from './credits-seam.js';
@@ -237,11 +237,7 @@ function receiptOf(plan: EventPlan, limitExceeded: boolean, receipt: CreditRecei
 
 async function callerReference(ctx: AppContext, principal: Principal, ref: string | undefined): Promise<string> {
   if (principal.kind === 'customer') return (await getCustomerById(ctx.db, principal.accountId, principal.customerId)).customer_reference_id;
-  if (!ref) {
-    throw new AppError('validation_failed', 'Validation failed: customerReferenceId: is required', {
-      fields: [{ field: 'customerReferenceId', message: 'is required' }],
-    });
-  }
+  if (!ref) throw customerReferenceRequired();
   return ref;
 }
 

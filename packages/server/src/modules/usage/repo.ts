@@ -17,7 +17,6 @@ export type CheckContext = {
   interval_months: number | null;
   rule_enabled: boolean | null;
   rule_value: Record<string, unknown> | null;
-  credit_model_id: string | null;
   /** Denomination of the rule's credit model (null: not credit-backed or the model was deleted). */
   credit_denomination: string | null;
   /** Usage counted in the subscription's current period (text: exact). */
@@ -37,7 +36,7 @@ export async function loadCheckContext(db: Executor, accountId: string, customer
     select c.id as customer_id, f.id as feature_id,
            s.id as subscription_id, s.plan_id, s.current_period_start, s.current_period_end,
            s.billing_anchor_day, s.entitlements_revoked, p.interval_months,
-           r.is_enabled as rule_enabled, r.value as rule_value, r.credit_model_id, cm.denomination as credit_denomination,
+           r.is_enabled as rule_enabled, r.value as rule_value, cm.denomination as credit_denomination,
            uc.used::text as used_current,
            case when r.value -> 'pricing' ->> 'reset_mode' = 'accumulate' then
              (select sum(t.used)::text from usage_counters t
