@@ -177,7 +177,7 @@ async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeig
     if (!(await repo.insertEvent(tx, { ...plan.event, ...zeroedColumns(plan) }))) throw duplicate(plan.event.event_idempotency_key);
     return receiptOf(plan, true, null);
   }
-  const receipt = await drawCredits(tx, {
+  const receipt = await drawCreditsUnlessStored(tx, plan, {
     accountId: plan.event.account_id,
     customerId: plan.event.customer_id,
     featureId: plan.event.feature_id,
@@ -211,6 +211,24 @@ async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeig
   }
   if (!(await repo.insertEvent(tx, event))) throw duplicate(event.event_idempotency_key);
   return receiptOf(plan, false, receipt);
+}
+
+/**
+ * Draws the event's credits. A hard-limit refusal of a retried event whose key is already stored is a
+ * duplicate (409 conflict), not insufficient_credits: the event was stored, not refused. The key is
+ * looked up only after the refusal, when this transaction holds the pool locks, so a concurrent first
+ * attempt has committed (its key is visible) or rolled back (it is not); the unique index still
+ * decides every other race.
+ */
+async function drawCreditsUnlessStored(tx: Tx, plan: EventPlan, input: Parameters<typeof drawCredits>[1]) {
+  try {
+    return await drawCredits(tx, input);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'insufficient_credits' && (await repo.eventKeyExists(tx, plan.event.account_id, plan.event.event_idempotency_key))) {
+      throw duplicate(plan.event.event_idempotency_key);
+    }
+    throw err;
+  }
 }
 
 function receiptOf(plan: EventPlan, limitExceeded: boolean, receipt: CreditReceipt | null) {

@@ -171,6 +171,17 @@ export const insertEvent = (db: Executor, row: NewEvent) =>
     .returning(['id'])
     .executeTakeFirst();
 
+/** Whether an event with this idempotency key is stored (a statement of its own: sees what has committed). */
+export async function eventKeyExists(db: Executor, accountId: string, key: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('usage_events')
+    .select(sql<number>`1`.as('one'))
+    .where('account_id', '=', accountId)
+    .where('event_idempotency_key', '=', key)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export type EventFilter = {
   customerId?: string | undefined;
   featureId?: string | undefined;

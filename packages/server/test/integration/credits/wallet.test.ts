@@ -103,6 +103,32 @@ describe('credit wallets: plan credits, weighted draw-down, FIFO, priorities, li
     await m.audit();
   });
 
+  test('when an event that emptied a hard-limit pool is retried with its key then 409 conflict (not insufficient_credits), and nothing changes', async () => {
+    const [pool] = await pools('w2');
+    assert.equal(pool.balance, 43);
+    const first = await m.event({ customerReferenceId: 'w2', featureKey: 'ai.unweighted', usageUnits: 43, eventIdempotencyKey: 'w2-empties' });
+    assert.equal(first.status, 201, first.text);
+    assert.equal(first.body.data.remainingBalance, 0);
+    const txBefore = await m.expectOk(m.client('GET', `/credits/w2/pools/${pool.id}/transactions`));
+    const eventsBefore = await m.expectOk(m.api('GET', '/api/v1/tanso/events?customerReferenceId=w2&eventType=CLIENT_TRACKED'));
+
+    const retry = await m.event({ customerReferenceId: 'w2', featureKey: 'ai.unweighted', usageUnits: 43, eventIdempotencyKey: 'w2-empties' });
+    assert.equal(retry.status, 409, retry.text);
+    assert.equal(retry.body.error.code, 'conflict');
+    assert.equal(retry.body.error.message, "Event with eventIdempotencyKey 'w2-empties' was already ingested");
+
+    const txAfter = await m.expectOk(m.client('GET', `/credits/w2/pools/${pool.id}/transactions`));
+    assert.equal(txAfter.pagination.total, txBefore.pagination.total, 'no ledger row was written');
+    const eventsAfter = await m.expectOk(m.api('GET', '/api/v1/tanso/events?customerReferenceId=w2&eventType=CLIENT_TRACKED'));
+    assert.deepEqual(eventsAfter.items, eventsBefore.items, 'the stored event is untouched');
+    assert.equal((await pools('w2'))[0].balance, 0);
+    // A new key into the empty pool is still refused as insufficient_credits.
+    const fresh = await m.event({ customerReferenceId: 'w2', featureKey: 'ai.unweighted', usageUnits: 1, eventIdempotencyKey: 'w2-after-empty' });
+    assert.equal(fresh.status, 409);
+    assert.equal(fresh.body.error.code, 'insufficient_credits');
+    await m.audit();
+  });
+
   test('when a pool has two grants with different expiries then draws are FIFO and an expired grant is never drawn', async () => {
     const pool = await m.expectOk(m.admin('POST', '/credits/pools', { name: 'fifo', denomination: 'tokens' }), 201);
     const now = svc.clock.now().getTime();
