@@ -1,3 +1,4 @@
+import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError, invalid, notFound } from '../../platform/errors/app-error.js';
@@ -21,10 +22,9 @@ export async function createAccount(ctx: AppContext, input: CreateAccountInput) 
   const passwordHash = await hashPassword(input.password);
   const accountId = newId();
   const now = ctx.clock.now();
+  const taken = `A login named '${input.username}' already exists`;
   await withTransaction(ctx.db, async (tx) => {
-    if (await repo.findUserByUsername(tx, input.username)) {
-      throw new AppError('conflict', `A login named '${input.username}' already exists`);
-    }
+    if (await repo.findUserByUsername(tx, input.username)) throw new AppError('conflict', taken);
     await repo.insertAccount(tx, { id: accountId, name: input.accountName });
     await repo.insertUser(tx, { id: newId(), account_id: accountId, username: input.username, password_hash: passwordHash });
     await repo.insertTenantKey(tx, {
@@ -34,6 +34,8 @@ export async function createAccount(ctx: AppContext, input: CreateAccountInput) 
       key_hint: keyHint(apiKey),
       created_at: now,
     });
+  }).catch((err: unknown) => {
+    throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.username]: taken });
   });
   return { accountId, apiKey };
 }

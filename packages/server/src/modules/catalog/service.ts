@@ -1,6 +1,6 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/database.js';
-import { isUniqueViolation } from '../../platform/db/errors.js';
+import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError, conflict, invalid, notFound } from '../../platform/errors/app-error.js';
 import { newId } from '../../platform/ids.js';
@@ -84,8 +84,7 @@ export async function createFeature(ctx: AppContext, accountId: string, input: F
     });
     return toFeature(row);
   } catch (err) {
-    if (isUniqueViolation(err)) throw invalid(`Feature with key: ${input.key} already exists`);
-    throw err;
+    throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.featureKey]: `Feature with key: ${input.key} already exists` });
   }
 }
 
@@ -109,8 +108,7 @@ export async function updateFeature(ctx: AppContext, accountId: string, id: stri
     });
     return toFeature(updated);
   } catch (err) {
-    if (isUniqueViolation(err)) throw invalid(`Feature with key: ${input.key} already exists`);
-    throw err;
+    throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.featureKey]: `Feature with key: ${input.key} already exists` });
   }
 }
 
@@ -151,9 +149,10 @@ export async function createPlan(ctx: AppContext, accountId: string, input: Plan
 }
 
 function planUniqueError(err: unknown, input: { key?: string | undefined; name?: string | null | undefined }): unknown {
-  if (isUniqueViolation(err, 'key')) return invalid(`Plan with key: ${input.key} already exists`);
-  if (isUniqueViolation(err, 'name')) return conflict(`Plan with name: ${input.name} already exists`);
-  return err;
+  return toUniqueConflict(err, {
+    [UNIQUE_CONSTRAINTS.planKey]: `Plan with key: ${input.key} already exists`,
+    [UNIQUE_CONSTRAINTS.planName]: `Plan with name: ${input.name} already exists`,
+  });
 }
 
 export async function getPlan(ctx: AppContext, accountId: string, id: string) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/database.js';
-import { isUniqueViolation } from '../../platform/db/errors.js';
+import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError, conflict, invalid, invalidField, notFound } from '../../platform/errors/app-error.js';
 import { stringifyJson, stringifyJsonForStorage } from '../../platform/http/json.js';
@@ -44,8 +44,7 @@ export async function createModel(ctx: AppContext, accountId: string, input: Mod
       }),
     );
   } catch (err) {
-    if (isUniqueViolation(err)) throw invalid(`Credit model with denomination '${input.denomination}' already exists`);
-    throw err;
+    throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.creditModelDenomination]: `Credit model with denomination '${input.denomination}' already exists` });
   }
 }
 
@@ -79,8 +78,7 @@ export async function allocateToPlan(ctx: AppContext, accountId: string, input: 
       created_at: ctx.clock.now(),
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw invalid('Allocation already exists for this plan and credit model');
-    throw err;
+    throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.planCreditAllocation]: 'Allocation already exists for this plan and credit model' });
   }
   const all = await repo.listAllocations(ctx.db, accountId, [input.planId]);
   return toAllocation(all.find((a) => a.credit_model_id === input.modelId)!);
@@ -121,8 +119,7 @@ export async function createPool(ctx: AppContext, accountId: string, input: Pool
       }),
     );
   } catch (err) {
-    if (isUniqueViolation(err)) throw invalid(`Credit pool with name '${input.name}' already exists`);
-    throw err;
+    throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.creditPoolName]: `Credit pool with name '${input.name}' already exists` });
   }
 }
 
@@ -150,8 +147,7 @@ export async function linkPool(ctx: AppContext, accountId: string, input: { pool
       }),
     );
   } catch (err) {
-    if (isUniqueViolation(err)) throw invalid('Pool already linked to subscription');
-    throw err;
+    throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.creditPoolLink]: 'Pool already linked to subscription' });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/database.js';
-import { isUniqueViolation } from '../../platform/db/errors.js';
-import { AppError, conflict, notFound } from '../../platform/errors/app-error.js';
+import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
+import { AppError, notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
@@ -53,8 +53,7 @@ export async function createCustomer(ctx: AppContext, accountId: string, input: 
       modified_at: now,
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict(`Customer with customerReferenceId '${ref}' already exists`);
-    throw err;
+    throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.customerReference]: `Customer with customerReferenceId '${ref}' already exists` });
   }
 }
 

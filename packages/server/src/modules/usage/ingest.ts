@@ -1,6 +1,6 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
-import { isUniqueViolation } from '../../platform/db/errors.js';
+import { isUniqueViolation, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { stringifyJsonForStorage } from '../../platform/http/json.js';
@@ -66,7 +66,7 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
       return recordInTransaction(tx, plan, weight);
     });
   } catch (err) {
-    if (isUniqueViolation(err, 'event_idempotency_key')) throw duplicate(key);
+    if (isUniqueViolation(err, UNIQUE_CONSTRAINTS.usageEventKey)) throw duplicate(key);
     throw err;
   }
 }

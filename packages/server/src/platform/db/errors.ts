@@ -1,6 +1,56 @@
-/** True when err is PostgreSQL's unique_violation (23505), on either driver. */
-export function isUniqueViolation(err: unknown, constraintPart?: string): boolean {
-  const e = err as { code?: string; constraint?: string; message?: string };
-  if (e?.code !== '23505') return false;
-  return constraintPart === undefined || `${e.constraint ?? ''} ${e.message ?? ''}`.includes(constraintPart);
+import { AppError } from '../errors/app-error.js';
+
+/** The contract's message for a unique-key collision no route quotes a more specific one for (§1.4). */
+export const UNIQUE_KEY_MESSAGE = 'A record with this key already exists. Please use a different key.';
+
+/**
+ * The unique constraints and indexes services map to a domain message, by their PostgreSQL name.
+ * Names are the ones the migrations create (PostgreSQL's `<table>_<columns>_key` for inline
+ * `unique (…)`, or the explicit index name); a test checks each exists in the migrated schema, so a
+ * rename in a migration fails the suite instead of silently turning a 409 message generic.
+ */
+export const UNIQUE_CONSTRAINTS = {
+  featureKey: 'features_account_id_key_key',
+  planKey: 'plans_account_id_key_key',
+  planName: 'plans_account_id_name_key',
+  customerReference: 'customers_account_id_customer_reference_id_key',
+  creditModelDenomination: 'credit_models_denomination_key',
+  planCreditAllocation: 'plan_credit_allocations_account_id_plan_id_credit_model_id_key',
+  creditPoolName: 'credit_pools_account_id_name_key',
+  creditPoolLink: 'credit_pool_links_pkey',
+  creditWeightAt: 'credit_weights_key',
+  creditPriceAt: 'credit_prices_account_id_denomination_effective_from_key',
+  usageEventKey: 'usage_events_account_id_event_idempotency_key_key',
+  username: 'users_username_key',
+} as const;
+
+export type UniqueConstraint = (typeof UNIQUE_CONSTRAINTS)[keyof typeof UNIQUE_CONSTRAINTS];
+
+/**
+ * The name of the unique constraint or index a PostgreSQL unique_violation (23505) names, on either
+ * driver (pg and PGlite both set `constraint`); null when err is not a unique violation. Matching
+ * is by name only, never by message text.
+ */
+export function uniqueViolationOf(err: unknown): { constraint: string | null } | null {
+  const e = err as { code?: unknown; constraint?: unknown } | null;
+  if (e?.code !== '23505') return null;
+  return { constraint: typeof e.constraint === 'string' ? e.constraint : null };
+}
+
+/** True when err is a unique violation; with `constraint`, only of exactly that constraint. */
+export function isUniqueViolation(err: unknown, constraint?: UniqueConstraint): boolean {
+  const violation = uniqueViolationOf(err);
+  return violation !== null && (constraint === undefined || violation.constraint === constraint);
+}
+
+/**
+ * Turns a unique violation into 409 `conflict`: the message given for its constraint name, else
+ * the contract's generic message. Any other error is returned unchanged, so callers write
+ * `catch (err) { throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.planKey]: '…' }) }`.
+ */
+export function toUniqueConflict(err: unknown, messages: Partial<Record<UniqueConstraint, string>> = {}): unknown {
+  const violation = uniqueViolationOf(err);
+  if (!violation) return err;
+  const message = violation.constraint ? messages[violation.constraint as UniqueConstraint] : undefined;
+  return new AppError('conflict', message ?? UNIQUE_KEY_MESSAGE, { cause: err });
 }

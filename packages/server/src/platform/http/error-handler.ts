@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type FieldError } from '../errors/app-error.js';
 import { ERROR_CODES, type ErrorCode } from '../errors/codes.js';
+import { uniqueViolationOf, UNIQUE_KEY_MESSAGE } from '../db/errors.js';
 
 /**
  * The one error handler: every failure leaves as the one envelope with a stable code and the
@@ -50,6 +51,8 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
 function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (hasZodFastifySchemaValidationErrors(error)) return fromValidation(error);
+  // A unique violation no service mapped is still a duplicate key, never a 500 (contract §1.4).
+  if (uniqueViolationOf(error)) return new AppError('conflict', UNIQUE_KEY_MESSAGE, { cause: error });
   if (error instanceof SyntaxError) return new AppError('validation_failed', 'Malformed request body');
   const fastifyError = error as FastifyError;
   const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;

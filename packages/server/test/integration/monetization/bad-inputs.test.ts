@@ -57,7 +57,7 @@ describe('bad inputs on monetization routes: 4xx in the envelope, nothing writte
     const cases: [string, string, unknown, 'admin' | 'client' | 'api', number, string][] = [
       ['POST', '/features', { name: 'x' }, 'admin', 400, 'validation_failed'],
       ['POST', '/features', { name: 'x', key: 42 }, 'admin', 400, 'validation_failed'],
-      ['POST', '/features', { name: 'dup', key: 'mine' }, 'admin', 400, 'validation_failed'],
+      ['POST', '/features', { name: 'dup', key: 'mine' }, 'admin', 409, 'conflict'],
       ['GET', '/features/not-a-uuid', undefined, 'admin', 400, 'validation_failed'],
       ['GET', `/features/${MISSING}`, undefined, 'admin', 404, 'not_found'],
       ['GET', `/features/{theirFeature}`, undefined, 'admin', 404, 'not_found'],
