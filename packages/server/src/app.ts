@@ -8,15 +8,14 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
-import { accountRoutes } from './modules/accounts/routes.js';
-import * as accounts from './modules/accounts/service.js';
-import { billingAdminRoutes, billingClientRoutes } from './modules/billing/routes.js';
-import { catalogAdminRoutes, catalogClientRoutes } from './modules/catalog/routes.js';
-import { creditAdminRoutes, creditClientRoutes } from './modules/credits/routes.js';
-import { tariffAdminRoutes, tariffClientRoutes } from './modules/credits/tariff/routes.js';
-import { customerAdminRoutes, customerClientRoutes } from './modules/customers/routes.js';
-import { healthRoutes } from './modules/health/routes.js';
-import { usageAdminRoutes, usageClientRoutes } from './modules/usage/routes.js';
+import { accountRoutes } from './modules/accounts/index.js';
+import * as accounts from './modules/accounts/index.js';
+import { billingAdminRoutes, billingClientRoutes } from './modules/billing/index.js';
+import { catalogAdminRoutes, catalogClientRoutes } from './modules/catalog/index.js';
+import { creditAdminRoutes, creditClientRoutes, tariffAdminRoutes, tariffClientRoutes } from './modules/credits/index.js';
+import { customerAdminRoutes, customerClientRoutes } from './modules/customers/index.js';
+import { healthRoutes } from './modules/health/index.js';
+import { usageAdminRoutes, usageClientRoutes } from './modules/usage/index.js';
 import type { AppContext } from './platform/context.js';
 import { registerAuth } from './platform/http/auth.js';
 import { registerErrorHandling } from './platform/http/error-handler.js';

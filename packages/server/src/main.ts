@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
-import { seedDevAccount } from './modules/accounts/service.js';
+import { seedDevAccount } from './modules/accounts/index.js';
 import { DataDirLockedError } from './platform/db/data-dir-lock.js';
 import { createRuntime } from './runtime.js';
 

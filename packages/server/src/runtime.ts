@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildAppOptions } from './app.js';
 import type { Config } from './config.js';
-import { purgeStaleLoginThrottles } from './modules/accounts/service.js';
-import { billingJobs } from './modules/billing/cycle.js';
+import { purgeStaleLoginThrottles } from './modules/accounts/index.js';
+import { billingJobs } from './modules/billing/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppContext } from './platform/context.js';
 import { openDatabase, type Database, type DatabaseOptions } from './platform/db/database.js';

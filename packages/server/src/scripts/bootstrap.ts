@@ -2,7 +2,7 @@
  * Operator bootstrap: creates an account with an admin login and prints its tenant key once.
  *   npm run bootstrap -- --username U --password P [--account-name N]
  */
-import { createAccount } from '../modules/accounts/service.js';
+import { createAccount } from '../modules/accounts/index.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { parseArgs, runScript } from './cli.js';
 

@@ -1,5 +1,5 @@
 /** Dev seed on demand: creates the dev account from DEV_SEED_* on an empty database. */
-import { seedDevAccount } from '../modules/accounts/service.js';
+import { seedDevAccount } from '../modules/accounts/index.js';
 import { runScript } from './cli.js';
 
 await runScript(async (ctx) => {

@@ -2,9 +2,8 @@ import type { Tx } from '../../platform/db/database.js';
 import type { InvoiceStatus, InvoiceType } from '../../platform/db/tables.js';
 import { newId } from '../../platform/ids.js';
 import { dec, roundMoney, type Decimal } from '../../platform/money.js';
-import type { PlanRow } from '../catalog/repo.js';
-import { computeGraduatedCost, fromStoredRuleValue } from '../catalog/rule-value.js';
-import * as catalogRepo from '../catalog/repo.js';
+import { type PlanRow, computeGraduatedCost, fromStoredRuleValue } from '../catalog/index.js';
+import * as catalogRepo from '../catalog/index.js';
 import * as repo from './repo.js';
 
 export type InvoiceLine = { description: string; amount: Decimal; featureId?: string | null };

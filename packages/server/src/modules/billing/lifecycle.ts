@@ -1,6 +1,6 @@
 import type { Tx } from '../../platform/db/database.js';
-import { clawBackPlanCredits, grantPeriodCredits, grantUpgradeDelta } from '../credits/lifecycle.js';
-import type { PlanRow } from '../catalog/repo.js';
+import { clawBackPlanCredits, grantPeriodCredits, grantUpgradeDelta } from '../credits/index.js';
+import type { PlanRow } from '../catalog/index.js';
 import type { SubscriptionRow } from './repo.js';
 
 /**

@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import { emptyEnvelopeSchema, envelopeSchema, ok, okEmpty } from '../../platform/http/envelope.js';
 import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
-import { RefParams } from '../customers/schema.js';
+import { RefParams } from '../customers/index.js';
 import * as invoices from './invoices.js';
 import {
   CancelQuerySchema,

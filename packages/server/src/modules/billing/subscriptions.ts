@@ -5,9 +5,9 @@ import { AppError, invalid, notFound } from '../../platform/errors/app-error.js'
 import type { Principal } from '../../platform/http/principal.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
-import * as catalogRepo from '../catalog/repo.js';
-import type { PlanRow } from '../catalog/repo.js';
-import { resolveCallerCustomer } from '../customers/service.js';
+import * as catalogRepo from '../catalog/index.js';
+import type { PlanRow } from '../catalog/index.js';
+import { resolveCallerCustomer } from '../customers/index.js';
 import { basePriceLine, raiseInvoice } from './invoicing.js';
 import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
 import { computeCancellationCredit, computeInitialPeriod, computeUpgradeProration } from './periods.js';

@@ -1,8 +1,8 @@
 import type { Executor } from '../../platform/db/database.js';
 import { dec } from '../../platform/money.js';
-import * as catalogRepo from '../catalog/repo.js';
-import { toPlan } from '../catalog/service.js';
-import { getCustomerById, toAdminCustomer } from '../customers/service.js';
+import * as catalogRepo from '../catalog/index.js';
+import { toPlan } from '../catalog/index.js';
+import { getCustomerById, toAdminCustomer } from '../customers/index.js';
 import * as repo from './repo.js';
 
 export type SubscriptionStatus = 'PENDING_PAYMENT' | 'ACTIVE' | 'CANCEL_SCHEDULED' | 'CANCELLED';

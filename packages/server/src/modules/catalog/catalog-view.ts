@@ -1,8 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
-import { listAllocations } from '../credits/repo.js';
-import { toAllocation } from '../credits/views.js';
+import { listAllocations, toAllocation } from '../credits/index.js';
 import * as repo from './repo.js';
 import { fromStoredRuleValue, type Pricing } from './rule-value.js';
 import { toFeature, toPlan } from './service.js';

@@ -6,8 +6,7 @@ import { AppError, conflict, invalid, notFound } from '../../platform/errors/app
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import { ACTIVE_PLAN_IMMUTABLE, checkActivation, checkPlanTransition } from './domain.js';
-import { listAllocations } from '../credits/repo.js';
-import { toAllocation } from '../credits/views.js';
+import { listAllocations, toAllocation } from '../credits/index.js';
 import * as repo from './repo.js';
 import type { FeatureCreate, FeatureUpdate, PlanCreate, PlanUpdate, RuleRequest } from './schema.js';
 import { fromStoredRuleValue, parseRuleValue, toRuleValueJson, toStoredRuleValue } from './rule-value.js';

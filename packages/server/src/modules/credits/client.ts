@@ -2,7 +2,7 @@ import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
-import { resolveCallerCustomer } from '../customers/service.js';
+import { resolveCallerCustomer } from '../customers/index.js';
 import * as repo from './repo.js';
 import { toGrant, toPool, toTransaction } from './views.js';
 

@@ -7,9 +7,9 @@ import { AppError, conflict, invalid, invalidField, notFound } from '../../platf
 import { stringifyJson, stringifyJsonForStorage } from '../../platform/http/json.js';
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
-import * as billingRepo from '../billing/repo.js';
-import * as catalogRepo from '../catalog/repo.js';
-import { getCustomerById } from '../customers/service.js';
+import * as billingRepo from '../billing/index.js';
+import * as catalogRepo from '../catalog/index.js';
+import { getCustomerById } from '../customers/index.js';
 import { availableInGrants } from './domain.js';
 import { drawFromPool, grantCredits, reverseTransaction } from './ledger.js';
 import * as repo from './repo.js';

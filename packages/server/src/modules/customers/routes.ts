@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import { envelopeSchema, ok } from '../../platform/http/envelope.js';
 import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
-import { listCustomerSubscriptionViews } from '../billing/subscriptions.js';
+import { listCustomerSubscriptionViews } from '../billing/index.js';
 import { AdminCustomerSchema, ClientCustomerSchema, CustomerCreateSchema, CustomerListQuery, CustomerUpdateSchema, RefParams } from './schema.js';
 import * as service from './service.js';
 

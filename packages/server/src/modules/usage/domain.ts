@@ -1,6 +1,6 @@
 import { dec, type Decimal } from '../../platform/money.js';
-import type { Pricing } from '../catalog/rule-value.js';
-import { computeNextPeriod } from '../billing/periods.js';
+import type { Pricing } from '../catalog/index.js';
+import { computeNextPeriod } from '../billing/index.js';
 
 export type DenialCode =
   | 'NO_SUBSCRIPTION'

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../platform/context.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import { dec } from '../../platform/money.js';
-import * as catalogRepo from '../catalog/repo.js';
-import * as customersRepo from '../customers/repo.js';
+import * as catalogRepo from '../catalog/index.js';
+import * as customersRepo from '../customers/index.js';
 import * as repo from './repo.js';
 
 export type EventListFilter = PageQuery & {

@@ -6,7 +6,7 @@ import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
-import { RefParams } from '../customers/schema.js';
+import { RefParams } from '../customers/index.js';
 import { checkEntitlement } from './entitlements.js';
 import { listEventPage } from './events.js';
 import { ingestEvent } from './ingest.js';

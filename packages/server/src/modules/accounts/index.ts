@@ -1,0 +1,13 @@
+/**
+ * Face of the accounts module: what app.ts, runtime.ts, scripts and other modules may use.
+ * Everything else under accounts/ is private to it (enforced by the module-boundaries lint rule).
+ */
+export { accountRoutes } from './routes.js';
+export {
+  createAccount,
+  purgeStaleLoginThrottles,
+  resolveAdminToken,
+  resolveApiKey,
+  seedDevAccount,
+  type CreateAccountInput,
+} from './service.js';

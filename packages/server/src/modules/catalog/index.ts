@@ -1,0 +1,17 @@
+/**
+ * Face of the catalog module (features, plans, plan-feature rules and their value document).
+ * Other modules and app.ts import only from here; everything else under catalog/ is private.
+ */
+export { findFeatureByKey, findPlan, findPlanByKey, findRule, listRulesOfPlans, type FeatureRow, type PlanRow, type RuleRow } from './repo.js';
+export {
+  computeCost,
+  computeGraduatedCost,
+  computeUsageRevenue,
+  fromStoredRuleValue,
+  type Cost,
+  type Pricing,
+  type RuleValue,
+  type Tier,
+} from './rule-value.js';
+export { catalogAdminRoutes, catalogClientRoutes } from './routes.js';
+export { ensureFeatureForEvent, toPlan } from './service.js';

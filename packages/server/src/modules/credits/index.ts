@@ -1,0 +1,21 @@
+/**
+ * Face of the credits module (credit models, allocations, pools, grants, the ledger, draw-down,
+ * lifecycle, audit) including its tariff sub-folder (weights and price book), which has no face of
+ * its own: tariff/ is private to credits like any other file here.
+ * Other modules, app.ts and runtime.ts import only from here.
+ */
+export {
+  drawCredits,
+  quoteCredits,
+  type CreditDrawInput,
+  type CreditQuote,
+  type CreditQuoteInput,
+  type CreditReceipt,
+  type ResolvedWeight,
+} from './draw.js';
+export { clawBackPlanCredits, expireDueGrants, grantPeriodCredits, grantUpgradeDelta } from './lifecycle.js';
+export { listAllocations, listPools } from './repo.js';
+export { creditAdminRoutes, creditClientRoutes } from './routes.js';
+export { findPriceAt, resolveWeight } from './tariff/service.js';
+export { tariffAdminRoutes, tariffClientRoutes } from './tariff/routes.js';
+export { toAllocation } from './views.js';

@@ -1,0 +1,16 @@
+/**
+ * Face of the customers module (customers by customerReferenceId, the customer-key pinning rule).
+ * Other modules and app.ts import only from here; everything else under customers/ is private.
+ */
+export { findCustomerByRef } from './repo.js';
+export { customerAdminRoutes, customerClientRoutes } from './routes.js';
+export { RefParams } from './schema.js';
+export {
+  customerReferenceRequired,
+  ensureCustomerForEvent,
+  getCustomerById,
+  getCustomerByRef,
+  resolveCallerCustomer,
+  toAdminCustomer,
+  type CustomerRow,
+} from './service.js';

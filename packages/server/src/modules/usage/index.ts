@@ -1,0 +1,5 @@
+/**
+ * Face of the usage module (events, counters, entitlement checks, the burndown report).
+ * app.ts imports only from here; everything else under usage/ is private.
+ */
+export { usageAdminRoutes, usageClientRoutes } from './routes.js';
