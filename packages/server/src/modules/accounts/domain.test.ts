@@ -1,17 +1,48 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { computeRetryAfterSeconds, LOGIN_WINDOW_MS } from './domain.js';
+import {
+  computeRetryAfterSeconds,
+  pairDelayMs,
+  PAIR_BASE_DELAY_MS,
+  PAIR_FORGET_MS,
+  PAIR_MAX_DELAY_MS,
+  throttleSubjects,
+  USER_CEILING,
+  USER_WINDOW_MS,
+} from './domain.js';
 
 const start = new Date('2026-01-01T00:00:00Z');
+const at = (ms: number) => new Date(start.getTime() + ms);
+const state = (failures: number, lastFailureMs = 0) => ({ windowStart: start, failures, lastFailureAt: at(lastFailureMs) });
 
-test('when failures are below the limit then the subject may try now', () => {
-  assert.equal(computeRetryAfterSeconds({ windowStart: start, failures: 4 }, 5, start), 0);
-  assert.equal(computeRetryAfterSeconds(undefined, 5, start), 0);
+test('when a pair has fewer than 5 failures then it may try now', () => {
+  assert.equal(computeRetryAfterSeconds('pair', state(4), start), 0);
+  assert.equal(computeRetryAfterSeconds('pair', undefined, start), 0);
 });
 
-test('when failures reach the limit then Retry-After counts down to the end of the window', () => {
-  const later = new Date(start.getTime() + 60_500);
-  assert.equal(computeRetryAfterSeconds({ windowStart: start, failures: 5 }, 5, later), Math.ceil((LOGIN_WINDOW_MS - 60_500) / 1000));
-  const after = new Date(start.getTime() + LOGIN_WINDOW_MS);
-  assert.equal(computeRetryAfterSeconds({ windowStart: start, failures: 9 }, 5, after), 0);
+test('when a pair reaches 5 failures then it waits 30 s from the last failure, doubling per further failure, capped at 15 min', () => {
+  assert.deepEqual([4, 5, 6, 7, 8, 9, 10, 11, 50, 10_000].map(pairDelayMs), [0, 30_000, 60_000, 120_000, 240_000, 480_000, 900_000, 900_000, 900_000, 900_000]);
+  assert.equal(pairDelayMs(5), PAIR_BASE_DELAY_MS);
+  assert.equal(pairDelayMs(1e9), PAIR_MAX_DELAY_MS);
+  assert.equal(computeRetryAfterSeconds('pair', state(6, 10_000), at(10_000)), 60);
+  assert.equal(computeRetryAfterSeconds('pair', state(6, 10_000), at(69_500)), 1, 'rounds up');
+  assert.equal(computeRetryAfterSeconds('pair', state(6, 10_000), at(70_000)), 0);
+});
+
+test('when a pair has been quiet for an hour then its failures no longer delay it', () => {
+  assert.equal(computeRetryAfterSeconds('pair', state(40, 0), at(PAIR_FORGET_MS)), 0);
+});
+
+test('when a username reaches its ceiling then every address waits for the end of its window', () => {
+  assert.equal(computeRetryAfterSeconds('user', state(USER_CEILING - 1), at(1000)), 0);
+  assert.equal(computeRetryAfterSeconds('user', state(USER_CEILING), at(60_000)), (USER_WINDOW_MS - 60_000) / 1000);
+  assert.equal(computeRetryAfterSeconds('user', state(USER_CEILING * 3), at(USER_WINDOW_MS)), 0);
+});
+
+test('when subjects are built then the pair is per lower-cased username and address, and cannot be forged by a separator', () => {
+  const [pair, user] = throttleSubjects('Alice', '10.0.0.1');
+  assert.deepEqual(user, { subject: 'user:alice', kind: 'user' });
+  assert.equal(pair!.kind, 'pair');
+  assert.notEqual(throttleSubjects('a|b', 'c')[0]!.subject, throttleSubjects('a', 'b|c')[0]!.subject);
+  assert.notEqual(throttleSubjects('alice', '10.0.0.1')[0]!.subject, throttleSubjects('alice', '10.0.0.2')[0]!.subject);
 });

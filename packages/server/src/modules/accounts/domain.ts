@@ -1,22 +1,62 @@
 /**
- * Login throttling rules (pure). Failed logins are counted per subject in fixed windows; a subject
- * at its limit is refused until its window ends, before the password is even checked.
+ * Login throttling rules (pure; see README.md "Login throttling"). Two counters per attempt:
+ *
+ * - the pair (username, address): after PAIR_FREE_FAILURES failures the pair waits PAIR_BASE_DELAY_MS
+ *   from its last failure, doubling with each further failure up to PAIR_MAX_DELAY_MS; a pair
+ *   forgets its failures after PAIR_FORGET_MS without one, or on a successful login;
+ * - the username across all addresses: USER_CEILING failures within a fixed USER_WINDOW_MS window
+ *   refuse that username everywhere until the window ends (a distributed guessing attack).
+ *
+ * Both are checked before the password, so a throttled attempt learns nothing about it. A correct
+ * password from an address with no recent failures for that user is never delayed by other
+ * addresses' failures, unless the username's ceiling is reached.
  */
-export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
-export const LOGIN_LIMITS = { user: 5, ip: 20 } as const;
+export const PAIR_FREE_FAILURES = 5;
+export const PAIR_BASE_DELAY_MS = 30 * 1000;
+export const PAIR_MAX_DELAY_MS = 15 * 60 * 1000;
+export const PAIR_FORGET_MS = 60 * 60 * 1000;
+export const USER_CEILING = 100;
+export const USER_WINDOW_MS = 15 * 60 * 1000;
+/** Throttle rows older than this (by their last failure) carry no information and are purged. */
+export const THROTTLE_RETENTION_MS = Math.max(PAIR_FORGET_MS, USER_WINDOW_MS);
 
-export type ThrottleState = { windowStart: Date; failures: number };
+export type ThrottleState = { windowStart: Date; failures: number; lastFailureAt: Date };
+export type ThrottleKind = 'pair' | 'user';
+export type ThrottleSubject = { subject: string; kind: ThrottleKind };
 
-/** Seconds until the subject may try again, or 0 when it may try now. */
-export function computeRetryAfterSeconds(state: ThrottleState | undefined, limit: number, now: Date): number {
-  if (!state || state.failures < limit) return 0;
-  const endsAt = state.windowStart.getTime() + LOGIN_WINDOW_MS;
-  return endsAt > now.getTime() ? Math.ceil((endsAt - now.getTime()) / 1000) : 0;
+/** The pair's delay after `failures` failures: 0 below the free count, then doubling, capped. */
+export function pairDelayMs(failures: number): number {
+  if (failures < PAIR_FREE_FAILURES) return 0;
+  const doublings = Math.min(failures - PAIR_FREE_FAILURES, 30);
+  return Math.min(PAIR_BASE_DELAY_MS * 2 ** doublings, PAIR_MAX_DELAY_MS);
 }
 
-export function throttleSubjects(username: string, ip: string): { subject: string; limit: number }[] {
+/** Seconds until the subject may try again, or 0 when it may try now. */
+export function computeRetryAfterSeconds(kind: ThrottleKind, state: ThrottleState | undefined, now: Date): number {
+  if (!state) return 0;
+  const until =
+    kind === 'pair'
+      ? isForgotten(kind, state, now)
+        ? 0
+        : state.lastFailureAt.getTime() + pairDelayMs(state.failures)
+      : state.failures >= USER_CEILING
+        ? state.windowStart.getTime() + USER_WINDOW_MS
+        : 0;
+  return until > now.getTime() ? Math.ceil((until - now.getTime()) / 1000) : 0;
+}
+
+/** True when the stored count no longer applies and the next failure starts again at 1. */
+export function isForgotten(kind: ThrottleKind, state: ThrottleState, now: Date): boolean {
+  return kind === 'pair'
+    ? state.lastFailureAt.getTime() <= now.getTime() - PAIR_FORGET_MS
+    : state.windowStart.getTime() <= now.getTime() - USER_WINDOW_MS;
+}
+
+/** The pair subject first (cleared on success), then the username's ceiling. */
+export function throttleSubjects(username: string, ip: string): ThrottleSubject[] {
+  const name = username.toLowerCase();
   return [
-    { subject: `user:${username.toLowerCase()}`, limit: LOGIN_LIMITS.user },
-    { subject: `ip:${ip}`, limit: LOGIN_LIMITS.ip },
+    { subject: `pair:${JSON.stringify([name, ip])}`, kind: 'pair' },
+    { subject: `user:${name}`, kind: 'user' },
   ];
 }

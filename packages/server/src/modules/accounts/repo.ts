@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Principal } from '../../platform/http/principal.js';
 import type { CustomerScope } from '../../platform/http/principal.js';
-import { LOGIN_WINDOW_MS, type ThrottleState } from './domain.js';
+import { PAIR_FORGET_MS, THROTTLE_RETENTION_MS, USER_WINDOW_MS, type ThrottleKind, type ThrottleState } from './domain.js';
 
 export async function insertAccount(db: Executor, row: { id: string; name: string }) {
   await db.insertInto('accounts').values(row).execute();
@@ -36,8 +36,34 @@ export function findUserById(db: Executor, accountId: string, userId: string) {
     .executeTakeFirst();
 }
 
+export function lockUser(db: Executor, accountId: string, userId: string) {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', userId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Sets the new hash and bumps the session version, which ends every JWT issued before. */
 export async function updatePasswordHash(db: Executor, userId: string, passwordHash: string) {
-  await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+  await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash, session_version: sql<number>`session_version + 1` })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** The user's current session version, or undefined when the user is gone. */
+export async function findSessionVersion(db: Executor, accountId: string, userId: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select('session_version')
+    .where('account_id', '=', accountId)
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return row?.session_version;
 }
 
 export async function insertTenantKey(
@@ -94,19 +120,28 @@ export async function findPrincipalByKeyHash(db: Executor, keyHash: string, now:
 
 export async function findThrottleStates(db: Executor, subjects: string[]): Promise<Map<string, ThrottleState>> {
   const rows = await db.selectFrom('login_throttle').selectAll().where('subject', 'in', subjects).execute();
-  return new Map(rows.map((r) => [r.subject, { windowStart: r.window_start, failures: r.failures }]));
+  return new Map(
+    rows.map((r) => [r.subject, { windowStart: r.window_start, failures: r.failures, lastFailureAt: r.last_failure_at }]),
+  );
 }
 
-/** Counts one failure atomically: a window older than LOGIN_WINDOW_MS restarts at 1. */
-export async function recordLoginFailure(db: Executor, subject: string, now: Date) {
-  const windowExpired = new Date(now.getTime() - LOGIN_WINDOW_MS);
+/**
+ * Counts one failure atomically. A count that no longer applies (a pair quiet for PAIR_FORGET_MS, a
+ * username window older than USER_WINDOW_MS) restarts at 1 with a new window.
+ */
+export async function recordLoginFailure(db: Executor, subject: string, kind: ThrottleKind, now: Date) {
+  const stale =
+    kind === 'pair'
+      ? sql<boolean>`login_throttle.last_failure_at <= ${new Date(now.getTime() - PAIR_FORGET_MS)}`
+      : sql<boolean>`login_throttle.window_start <= ${new Date(now.getTime() - USER_WINDOW_MS)}`;
   await db
     .insertInto('login_throttle')
-    .values({ subject, window_start: now, failures: 1 })
+    .values({ subject, window_start: now, failures: 1, last_failure_at: now })
     .onConflict((oc) =>
       oc.column('subject').doUpdateSet({
-        failures: sql<number>`case when login_throttle.window_start <= ${windowExpired} then 1 else login_throttle.failures + 1 end`,
-        window_start: sql<Date>`case when login_throttle.window_start <= ${windowExpired} then ${now} else login_throttle.window_start end`,
+        failures: sql<number>`case when ${stale} then 1 else login_throttle.failures + 1 end`,
+        window_start: sql<Date>`case when ${stale} then ${now} else login_throttle.window_start end`,
+        last_failure_at: now,
       }),
     )
     .execute();
@@ -119,7 +154,7 @@ export async function clearLoginFailures(db: Executor, subject: string) {
 export async function deleteStaleThrottleRows(db: Executor, now: Date) {
   await db
     .deleteFrom('login_throttle')
-    .where('window_start', '<', new Date(now.getTime() - LOGIN_WINDOW_MS))
+    .where('last_failure_at', '<', new Date(now.getTime() - THROTTLE_RETENTION_MS))
     .execute();
 }
 

@@ -42,12 +42,16 @@ export async function createAccount(ctx: AppContext, input: CreateAccountInput) 
 
 export type LoginInput = { username: string; password: string; ip: string };
 
-/** Verifies a login and issues a 2-hour JWT; refuses with 429 while a subject is throttled. */
+/**
+ * Verifies a login and issues a 2-hour JWT. Refuses with 429 and Retry-After, before the password is
+ * checked, while the (username, address) pair is in its growing delay or the username has reached
+ * its ceiling across addresses (policy: README.md "Login throttling").
+ */
 export async function login(ctx: AppContext, input: LoginInput) {
   const now = ctx.clock.now();
   const subjects = throttleSubjects(input.username, input.ip);
   const states = await repo.findThrottleStates(ctx.db, subjects.map((s) => s.subject));
-  const retryAfter = Math.max(...subjects.map((s) => computeRetryAfterSeconds(states.get(s.subject), s.limit, now)));
+  const retryAfter = Math.max(...subjects.map((s) => computeRetryAfterSeconds(s.kind, states.get(s.subject), now)));
   if (retryAfter > 0) {
     throw new AppError('rate_limited', 'Too many failed login attempts; try again later', {
       headers: { 'Retry-After': String(retryAfter) },
@@ -56,28 +60,35 @@ export async function login(ctx: AppContext, input: LoginInput) {
   const user = await repo.findUserByUsername(ctx.db, input.username);
   const valid = await verifyPassword(input.password, user?.password_hash ?? (await dummyPasswordHash()));
   if (!user || !valid) {
-    for (const { subject } of subjects) await repo.recordLoginFailure(ctx.db, subject, now);
+    for (const { subject, kind } of subjects) await repo.recordLoginFailure(ctx.db, subject, kind, now);
     throw new AppError('unauthorized', 'Invalid credentials');
   }
   await repo.clearLoginFailures(ctx.db, subjects[0]!.subject);
   const { token, expiresAt } = await signAdminToken(
     ctx.config.jwtSecret,
-    { userId: user.id, accountId: user.account_id, username: user.username, role: user.role },
+    { userId: user.id, accountId: user.account_id, username: user.username, role: user.role, sessionVersion: user.session_version },
     now,
   );
   return { token, type: 'Bearer' as const, expiresAt };
 }
 
+/**
+ * Changes the password and, in the same transaction, bumps the user's session version: every JWT
+ * issued before (this request's included) answers 401 afterwards; the operator logs in again.
+ */
 export async function changePassword(
   ctx: AppContext,
   input: { accountId: string; userId: string; currentPassword: string; newPassword: string },
 ) {
-  const user = await repo.findUserById(ctx.db, input.accountId, input.userId);
-  if (!user) throw notFound('User not found');
-  if (!(await verifyPassword(input.currentPassword, user.password_hash))) {
-    throw invalid('Current password is incorrect');
-  }
-  await repo.updatePasswordHash(ctx.db, user.id, await hashPassword(input.newPassword));
+  const newHash = await hashPassword(input.newPassword);
+  await withTransaction(ctx.db, async (tx) => {
+    const user = await repo.lockUser(tx, input.accountId, input.userId);
+    if (!user) throw notFound('User not found');
+    if (!(await verifyPassword(input.currentPassword, user.password_hash))) {
+      throw invalid('Current password is incorrect');
+    }
+    await repo.updatePasswordHash(tx, user.id, newHash);
+  });
 }
 
 export async function getMaskedTenantKey(ctx: AppContext, accountId: string) {
@@ -107,7 +118,11 @@ export function resolveApiKey(ctx: AppContext, key: string): Promise<Principal |
 
 export async function resolveAdminToken(ctx: AppContext, token: string): Promise<Principal | null> {
   const claims = await verifyAdminToken(ctx.config.jwtSecret, token, ctx.clock.now());
-  return claims && { kind: 'admin', accountId: claims.accountId, userId: claims.userId, username: claims.username };
+  if (!claims) return null;
+  // One indexed read per Admin request: a password change (or a removed user) ends the session.
+  const current = await repo.findSessionVersion(ctx.db, claims.accountId, claims.userId);
+  if (current === undefined || current !== claims.sessionVersion) return null;
+  return { kind: 'admin', accountId: claims.accountId, userId: claims.userId, username: claims.username };
 }
 
 /**

@@ -18,6 +18,8 @@ export interface UsersTable {
   username: string;
   password_hash: string;
   role: Generated<'ADMIN'>;
+  /** Bumped by a password change; a JWT carries it as `ver` and must match. */
+  session_version: Generated<number>;
   created_at: CreatedAt;
 }
 
@@ -38,6 +40,7 @@ export interface LoginThrottleTable {
   subject: string;
   window_start: Date;
   failures: number;
+  last_failure_at: Date;
 }
 
 export interface IdempotencyRecordsTable {

@@ -19,7 +19,7 @@ describe('unique-key collisions answer 409 conflict, mapped by constraint name',
         app.post('/api/v1/client/test/duplicate-throttle-row', async () => {
           const subject = `test:${newId()}`;
           for (let i = 0; i < 2; i++) {
-            await svc.ctx.db.insertInto('login_throttle').values({ subject, window_start: new Date(), failures: 1 }).execute();
+            await svc.ctx.db.insertInto('login_throttle').values({ subject, window_start: new Date(), failures: 1, last_failure_at: new Date() }).execute();
           }
           return ok({});
         }),
