@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { queryBoolean } from '../../platform/http/query-schema.js';
 import type { AppContext } from '../../platform/context.js';
 import { emptyEnvelopeSchema, envelopeSchema, ok, okEmpty } from '../../platform/http/envelope.js';
 import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
@@ -75,7 +76,7 @@ export function billingAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     const base = '/api/v1/monetization';
     app.get(`${base}/billing/invoices`, {
-      schema: { tags: adminTags, summary: 'Invoices of the account, newest first', querystring: z.object({ onlyDue: z.stringbool().optional(), customerId: z.uuid().optional() }), response: { 200: envelopeSchema(z.array(InvoiceSchema)) } },
+      schema: { tags: adminTags, summary: 'Invoices of the account, newest first', querystring: z.object({ onlyDue: queryBoolean.optional(), customerId: z.uuid().optional() }), response: { 200: envelopeSchema(z.array(InvoiceSchema)) } },
     }, async (request) => ok(await invoices.listAccountInvoices(ctx, accountIdOf(request), request.query)));
     app.get(`${base}/billing/invoices/:invoiceId`, {
       schema: { tags: adminTags, summary: 'An invoice with its lines', params: InvoiceIdParams, response: { 200: envelopeSchema(InvoiceSchema) } },

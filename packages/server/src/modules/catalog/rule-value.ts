@@ -38,6 +38,15 @@ const LEGACY_COST_KEYS = ['cost_per_unit', 'cost_unit', 'default_input_cost_per_
 // Exponent form is allowed because a JS number such as 1e21 stringifies that way.
 const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
+/**
+ * Bounds of rule values (README "Bounds"): a price, fee or cost per unit is at most 1,000,000, so
+ * one event (≤ 1e9 units) prices at ≤ 1e15, which an invoice line (numeric(18,2)) holds; usage
+ * thresholds (`max_usage`, `up_to`) are at most 1e15; at most 30 decimal places (per-token costs
+ * are tiny; units × rate then stays within Decimal's 60 digits); at most 100 tiers.
+ */
+export const RULE_BOUNDS = { maxRate: dec(1_000_000), maxUnits: dec('1000000000000000'), maxScale: 30, maxTiers: 100 } as const;
+const UNIT_KEYS = new Set(['max_usage', 'up_to']);
+
 const isDoc = (v: unknown): v is Doc => typeof v === 'object' && v !== null && !Array.isArray(v) && !isDecimal(v);
 const isAbsent = (v: unknown) => v === undefined || v === null;
 
@@ -56,6 +65,9 @@ function readDecimal(doc: Doc, key: string, base: string, label = key): Decimal 
   else if (typeof raw === 'string' && DECIMAL_TEXT.test(raw.trim())) value = dec(raw.trim());
   if (value === null || !value.isFinite()) return fail(field, `${label} must be a number`);
   if (value.isNegative() && !value.isZero()) return fail(field, `${label} cannot be negative`);
+  const max = UNIT_KEYS.has(key) ? RULE_BOUNDS.maxUnits : RULE_BOUNDS.maxRate;
+  if (value.gt(max)) return fail(field, `${label} exceeds maximum ${max.toFixed()}`);
+  if (value.decimalPlaces() > RULE_BOUNDS.maxScale) return fail(field, `${label} allows at most ${RULE_BOUNDS.maxScale} decimals`);
   return value.isZero() ? dec(0) : value; // drop the sign of -0
 }
 
@@ -73,6 +85,7 @@ function parseTiers(raw: unknown, base: string): Tier[] {
     return fail(field, 'Tiers are required for graduated pricing model');
   }
   if (!Array.isArray(raw)) return fail(field, 'tiers must be an array');
+  if (raw.length > RULE_BOUNDS.maxTiers) return fail(field, `at most ${RULE_BOUNDS.maxTiers} tiers are allowed`);
   const tiers = raw.map((item: unknown, i): Tier => {
     const label = `tiers[${i}]`;
     if (!isDoc(item)) return fail(`${base}.${label}`, `${label} must be an object`);

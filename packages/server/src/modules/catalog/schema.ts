@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
 
 const metadata = z.record(z.string(), z.unknown());
+/** Largest plan base price (README "Bounds"): with usage lines it must fit an invoice, numeric(18,2). */
+export const MAX_PLAN_PRICE = '1000000000000';
 const currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD');
 
 export const FeatureCreateSchema = z.object({
@@ -34,10 +36,7 @@ export const PlanCreateSchema = z.object({
   key: z.string({ error: 'Plan key cannot be null' }).trim().min(1, 'Plan key cannot be blank').max(128),
   name: z.string().trim().min(1).max(255).nullish(),
   description: z.string().max(4000).nullish(),
-  priceAmount: decimalInput
-    .refine((d) => d.gte(0), 'must not be negative')
-    .refine((d) => d.decimalPlaces() <= 2, 'must have at most 2 decimal places')
-    .nullish(),
+  priceAmount: decimalInput({ min: 0, max: MAX_PLAN_PRICE, maxScale: 2, description: 'Base price per period.' }).nullish(),
   intervalMonths: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(120).nullish(),
   billingTiming: z.enum(['IN_ADVANCE', 'IN_ARREARS']).optional(),
   currency: currency.optional(),

@@ -1,12 +1,22 @@
 import { z } from 'zod';
-import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
+import { queryBoolean } from '../../platform/http/query-schema.js';
+import { decimalInput, decimalInputCheckedLater, decimalOutput } from '../../platform/http/decimal-schema.js';
+
+/**
+ * Largest credit amount one request moves (grant, deduction, allocation, cap, draw limit): 1e12.
+ * Pool totals are numeric(24,6) (< 1e18), so a pool holds a million such grants (README "Bounds").
+ */
+export const MAX_CREDIT_AMOUNT = '1000000000000';
+/** Largest unit price of a grant (contract §5): 1,000,000 at 6 dp. */
+export const MAX_UNIT_PRICE = '1000000';
 
 const metadata = z.record(z.string(), z.unknown());
-const credits = decimalInput
-  .refine((d) => d.gt(0), 'must be positive')
-  .refine((d) => d.decimalPlaces() <= 6, 'allows at most 6 decimals');
+const credits = decimalInput({ min: 0, exclusiveMin: true, max: MAX_CREDIT_AMOUNT, maxScale: 6 });
 const rolloverPolicy = z.enum(['NONE', 'FULL', 'CAPPED']);
-const cap = decimalInput.refine((d) => d.gte(0), 'must not be negative').refine((d) => d.decimalPlaces() <= 6, 'allows at most 6 decimals');
+const cap = decimalInput({ min: 0, max: MAX_CREDIT_AMOUNT, maxScale: 6 });
+/** A decimal in a query string, handed on as its plain-notation text. */
+const queryCredits = (rule: { exclusiveMin: boolean; description: string }) =>
+  decimalInput({ min: 0, max: MAX_CREDIT_AMOUNT, maxScale: 6, ...rule }).transform((d) => d.toFixed());
 
 export const ModelCreateSchema = z.object({
   name: z.string().trim().min(1).max(150),
@@ -34,9 +44,9 @@ export const ModelSchema = z
   .meta({ id: 'CreditModel' });
 
 export const AllocationQuerySchema = z.object({
-  creditAmount: z.string().regex(/^\d+(\.\d{1,6})?$/, 'must be a positive number with at most 6 decimals'),
+  creditAmount: queryCredits({ exclusiveMin: true, description: 'Credits granted per period.' }),
   grantExpiresMonths: z.coerce.number().int().min(1).max(1200).optional(),
-  hardLimit: z.stringbool().optional(),
+  hardLimit: queryBoolean.optional(),
 });
 
 export const AllocationSchema = z
@@ -87,7 +97,7 @@ export const PoolSchema = z
 
 export const LinkQuerySchema = z.object({
   drawPriority: z.coerce.number().int().min(0).max(1000).default(0),
-  drawLimit: z.string().regex(/^\d+(\.\d{1,6})?$/, 'must be a non-negative number with at most 6 decimals').optional(),
+  drawLimit: queryCredits({ exclusiveMin: false, description: "Cap on the link's lifetime draws; absent = no cap." }).optional(),
 });
 
 export const LinkSchema = z.object({
@@ -105,7 +115,7 @@ export const GrantCreateSchema = z.object({
   grantType: z.enum(['PLAN_INCLUDED', 'PURCHASED', 'PROMOTIONAL', 'REFUND', 'SYSTEM', 'ROLLOVER', 'MANUAL']),
   subscriptionId: z.uuid().optional(),
   invoiceId: z.uuid().optional(),
-  unitPrice: decimalInput.optional(),
+  unitPrice: decimalInputCheckedLater({ min: 0, exclusiveMin: true, max: MAX_UNIT_PRICE, maxScale: 6, description: 'Price per credit; requires currency to be meaningful.' }).optional(),
   currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a 3-letter ISO 4217 code').optional(),
   expiresAt: z.iso.datetime({ offset: true }).nullish(),
   description: z.string().max(1000).optional(),

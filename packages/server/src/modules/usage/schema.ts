@@ -1,23 +1,37 @@
 import { z } from 'zod';
+import { queryBoolean } from '../../platform/http/query-schema.js';
 import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
 
-const positiveUnits = decimalInput.refine((d) => d.gt(0), 'must be positive');
+/**
+ * Bounds of event inputs (README "Bounds"): one event's units × the largest price per unit
+ * (catalog: 1,000,000) is at most 1e15, which an invoice line (numeric(18,2), < 1e16) holds.
+ */
+export const MAX_EVENT_UNITS = '1000000000';
+/** Largest costAmount / revenueAmount of one event (= max units × max price per unit). */
+export const MAX_EVENT_AMOUNT = '1000000000000000';
+/** Largest inputTokens / outputTokens of one event (bigint columns; × a cost per token ≤ 1e6 stays exact). */
+export const MAX_EVENT_TOKENS = 1_000_000_000;
+
+const units = decimalInput({ min: 0, max: MAX_EVENT_UNITS, maxScale: 6, description: 'Units of usage; default 1.' });
+const positiveUnits = decimalInput({ min: 0, exclusiveMin: true, max: MAX_EVENT_UNITS, maxScale: 6, description: 'Proposed units; default 1.' });
+const eventAmount = (what: string) => decimalInput({ min: 0, max: MAX_EVENT_AMOUNT, maxScale: 12, roundsTo: 6, description: what });
+const tokens = z.number().int().min(0).max(MAX_EVENT_TOKENS);
 
 export const EventRequestSchema = z.object({
   eventName: z.string().trim().min(1).max(255),
   eventIdempotencyKey: z.string().min(1).max(255).optional(),
   customerReferenceId: z.string().min(1).max(255).optional(),
   featureKey: z.string().trim().min(1).max(128),
-  usageUnits: decimalInput.refine((d) => d.gte(0), 'must not be negative').nullish(),
+  usageUnits: units.nullish(),
   occurredAt: z.unknown().optional().describe('ISO 8601 timestamp; never a reason to reject (unparseable means now)'),
-  costAmount: decimalInput.nullish(),
-  revenueAmount: decimalInput.nullish(),
+  costAmount: eventAmount('Cost (COGS) of the event; default: from the rule cost model.').nullish(),
+  revenueAmount: eventAmount('Revenue of the event; default: units × the rule price.').nullish(),
   costInput: z
     .object({
       model: z.string().max(128).nullish(),
       modelProvider: z.string().max(128).nullish(),
-      inputTokens: z.number().int().min(0).nullish(),
-      outputTokens: z.number().int().min(0).nullish(),
+      inputTokens: tokens.nullish(),
+      outputTokens: tokens.nullish(),
       costUnits: z.unknown().optional().describe('Deprecated: use costAmount and the model fields'),
     })
     .optional(),
@@ -79,7 +93,7 @@ export const EntitlementResultSchema = z
   .meta({ id: 'EntitlementResult' });
 
 export const EntitlementParams = z.object({ ref: z.string().min(1).max(255), featureKey: z.string().min(1).max(128) });
-export const EntitlementQuery = z.object({ record: z.stringbool().default(true) });
+export const EntitlementQuery = z.object({ record: queryBoolean.default(true).describe('Record an ENTITLEMENT_CHECKED event (default true)') });
 
 export const EventListQuery = z.object({
   customerReferenceId: z.string().min(1).max(255).optional(),

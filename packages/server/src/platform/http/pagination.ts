@@ -3,6 +3,10 @@ import { z } from 'zod';
 export const DEFAULT_PAGE_SIZE = 50;
 /** Larger requested pages are clamped to this size (the response's `pagination.limit` shows it). */
 export const MAX_PAGE_SIZE = 200;
+/** Largest `limit` accepted at all (then clamped to MAX_PAGE_SIZE): a bound, so 1e20 is a 400. */
+export const MAX_PAGE_REQUEST = 1_000_000;
+/** Largest `offset`: far beyond any list, and an int4 the database takes. */
+export const MAX_OFFSET = 1_000_000_000;
 
 /** Query schema for every Client API list: `limit` (1…, clamped to 200) and `offset` (≥ 0). */
 export const pageQuerySchema = z.object({
@@ -10,10 +14,11 @@ export const pageQuerySchema = z.object({
     .number()
     .int()
     .min(1)
+    .max(MAX_PAGE_REQUEST)
     .default(DEFAULT_PAGE_SIZE)
     .transform((n) => Math.min(n, MAX_PAGE_SIZE))
     .describe(`Page size, default ${DEFAULT_PAGE_SIZE}; values above ${MAX_PAGE_SIZE} are clamped`),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0).describe('Items to skip, default 0'),
 });
 
 export type PageQuery = z.output<typeof pageQuerySchema>;

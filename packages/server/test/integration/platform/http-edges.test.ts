@@ -15,7 +15,7 @@ const testRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/v1/client/test/echo',
     {
       schema: {
-        body: z.object({ name: z.string().min(1), entries: z.array(z.object({ amount: decimalInput.refine((d) => d.gt(0), 'must be positive') })) }),
+        body: z.object({ name: z.string().min(1), entries: z.array(z.object({ amount: decimalInput({ min: 0, exclusiveMin: true, max: '1e30', maxScale: 30 }) })) }),
       },
     },
     async (request) => ok(request.body),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decimalInput, decimalOutput } from '../../../platform/http/decimal-schema.js';
+import { decimalInputCheckedLater, decimalOutput } from '../../../platform/http/decimal-schema.js';
 
 /** Largest batch accepted in one publish (one transaction, one multi-row insert). */
 export const MAX_BATCH_ENTRIES = 1000;
@@ -18,7 +18,7 @@ export const WeightPublishSchema = z.object({
       z.object({
         featureId: z.string().describe('UUID of a feature of this account'),
         model: z.string().max(128).nullish().describe('Exact model string (trimmed, case-sensitive); blank or absent = feature default'),
-        creditsPerUnit: decimalInput.describe('> 0, ≤ 1000000, at most 6 decimals'),
+        creditsPerUnit: decimalInputCheckedLater({ min: 0, exclusiveMin: true, max: 1_000_000, maxScale: 6, description: 'Credits drawn per usage unit (checked per entry: `Entry <i>: …`).' }),
       }),
     )
     .min(1)
@@ -31,7 +31,7 @@ export const PricePublishSchema = z.object({
     .array(
       z.object({
         denomination: z.string().max(255).nullish().describe('Denomination of a credit model of this account'),
-        pricePerCredit: decimalInput.describe('> 0, ≤ 1000000, at most 6 decimals'),
+        pricePerCredit: decimalInputCheckedLater({ min: 0, exclusiveMin: true, max: 1_000_000, maxScale: 6, description: 'Price of one credit in `currency` (checked per entry: `Entry <i>: …`).' }),
         currency: z.string().max(16).nullish().describe('ISO 4217, upper-cased; default USD'),
       }),
     )
