@@ -18,9 +18,11 @@ import { healthRoutes } from './modules/health/index.js';
 import { usageAdminRoutes, usageClientRoutes } from './modules/usage/index.js';
 import type { AppContext } from './platform/context.js';
 import { registerAuth } from './platform/http/auth.js';
-import { registerErrorHandling } from './platform/http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.js';
 import { registerIdempotency } from './platform/http/idempotency.js';
+import { assertCleanStrings, assertJsonDepth, MAX_PATH_PARAM_LENGTH, registerInputGuards } from './platform/http/input-guard.js';
 import { parseJson, stringifyJson } from './platform/http/json.js';
+import { allowedMethodsFrom } from './platform/http/route-methods.js';
 import { describeRouteForOpenApi, OPENAPI_DOCUMENT } from './platform/http/openapi.js';
 
 export type BuildAppOptions = {
@@ -52,7 +54,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -64,7 +68,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     request.rawBody = text;
     if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, parseJson(text));
+      assertJsonDepth(text);
+      const value = parseJson(text);
+      assertCleanStrings(value);
+      done(null, value);
     } catch (err) {
       done(err as Error, undefined);
     }
@@ -73,14 +80,15 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     reply.header('X-Request-Id', request.id);
   });
 
-  registerErrorHandling(app);
+  const routeTable: RouteEntry[] = [];
+  registerErrorHandling(app, allowedMethodsFrom(routeTable));
+  registerInputGuards(app);
   await app.register(swagger, {
     openapi: OPENAPI_DOCUMENT,
     transform: createJsonSchemaTransform({ skipList: [] }),
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/v3/api-docs' } as object });
-  const routeTable: RouteEntry[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
     describeRouteForOpenApi(route);

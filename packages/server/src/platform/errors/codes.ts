@@ -26,10 +26,14 @@ export const ERROR_CODES = {
   idempotency_conflict: { status: 409, meaning: 'The Idempotency-Key conflicts with an earlier request.' },
   /** A hard-limit credit pool cannot cover the charge. */
   insufficient_credits: { status: 409, meaning: 'Credit pool depleted.' },
+  /** The request did not arrive completely in time (written by the HTTP server, before routing). */
+  request_timeout: { status: 408, meaning: 'The request took too long to arrive.' },
   /** The body is larger than the server accepts. */
   payload_too_large: { status: 413, meaning: 'The request body is too large.' },
   /** The body's Content-Type is not one this route accepts. */
   unsupported_media_type: { status: 415, meaning: 'The Content-Type is not supported.' },
+  /** The request line (URL) or headers exceed the HTTP server's limit (written before routing). */
+  headers_too_large: { status: 431, meaning: 'The request line or headers are too large.' },
   /** Too many attempts; retry after the number of seconds in Retry-After. */
   rate_limited: { status: 429, meaning: 'Too many requests; see Retry-After.' },
   /** Unexpected failure; the cause is in the logs under the request id. */

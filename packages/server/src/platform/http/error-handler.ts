@@ -1,5 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { AppError, type FieldError } from '../errors/app-error.js';
 import { ERROR_CODES, type ErrorCode } from '../errors/codes.js';
 import { uniqueViolationOf, UNIQUE_KEY_MESSAGE } from '../db/errors.js';
@@ -7,25 +10,81 @@ import { uniqueViolationOf, UNIQUE_KEY_MESSAGE } from '../db/errors.js';
 /**
  * The one error handler: every failure leaves as the one envelope with a stable code and the
  * request id. Causes of 5xx answers go to the log under that id, never to the client.
+ *
+ * `allowedMethods(path)` lists the methods routed on a path (empty when the path is unknown): a
+ * known path with another method answers 405 method_not_allowed with `Allow`, an unknown one 404.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, allowedMethods: (path: string) => string[] = () => []): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
     if (appError.status >= 500) {
       request.log.error({ err: error, requestId: request.id }, 'request failed');
+    } else if (appError !== error && isDataException(error)) {
+      request.log.warn({ err: error, requestId: request.id }, 'input refused by the database');
     } else {
       request.log.debug({ code: appError.code, requestId: request.id }, appError.message);
     }
     return sendError(request, reply, appError);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new AppError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`)),
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0]!;
+    const allowed = allowedMethods(path);
+    if (allowed.length > 0) {
+      return sendError(
+        request,
+        reply,
+        new AppError('method_not_allowed', `Method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, {
+          headers: { allow: allowed.join(', ') },
+        }),
+      );
+    }
+    return sendError(request, reply, new AppError('not_found', `No route for ${request.method} ${path}`));
+  });
+}
+
+/**
+ * Fastify's `frameworkErrors`: failures before routing (a path that is not valid percent-encoded
+ * UTF-8, a path parameter longer than the router accepts) in the envelope.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'Invalid value for parameter: a path segment is longer than the service accepts'
+      : error.code === 'FST_ERR_BAD_URL'
+        ? 'Malformed URL: the path is not valid percent-encoded UTF-8'
+        : 'Malformed request';
+  request.log.debug({ code: error.code, requestId: request.id }, message);
+  return sendError(request, reply, new AppError('validation_failed', message));
+}
+
+/**
+ * Node's `clientError` (the request could not be parsed as HTTP: unknown method, headers or URL
+ * too large, timeout): the envelope written on the socket, with a fresh request id.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [code, message]: [ErrorCode, string] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? ['headers_too_large', 'The request line or headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ['request_timeout', 'The request took too long to arrive']
+        : ['validation_failed', 'Malformed HTTP request'];
+  const status = ERROR_CODES[code].status;
+  const requestId = randomUUID();
+  const body = JSON.stringify({ success: false, error: { code, message, requestId } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
   const { detail, fields, headers, data } = error.options;
+  reply.header('X-Request-Id', request.id);
   if (headers) reply.headers(headers);
   return reply.code(error.status).send({
     success: false,
@@ -54,6 +113,9 @@ function toAppError(error: unknown): AppError {
   // A unique violation no service mapped is still a duplicate key, never a 500 (contract §1.4).
   if (uniqueViolationOf(error)) return new AppError('conflict', UNIQUE_KEY_MESSAGE, { cause: error });
   if (error instanceof SyntaxError) return new AppError('validation_failed', 'Malformed request body');
+  if (isDataException(error)) {
+    return new AppError('validation_failed', 'Validation failed: a value is out of the range or format the service can store');
+  }
   const fastifyError = error as FastifyError;
   const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
   if (mapped) return new AppError(mapped[0], mapped[1]);
@@ -63,6 +125,18 @@ function toAppError(error: unknown): AppError {
     return new AppError(code ?? 'validation_failed', fastifyError.message);
   }
   return new AppError('internal_error', 'Internal Server Error', { cause: error });
+}
+
+/**
+ * A safety net, not a validation: PostgreSQL data exceptions caused by input (SQLSTATE class 22:
+ * numeric out of range, invalid text representation, bad encoding, NUL in text, datetime out of
+ * range; 54000 program limit exceeded) answer 400, never 500. Route schemas state the real bounds.
+ */
+function isDataException(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, hops = 0; e && hops < 3; e = e.cause as typeof e, hops++) {
+    if (typeof e.code === 'string' && /^(22[0-9A-Z]{3}|54000)$/.test(e.code) && !('statusCode' in e)) return true;
+  }
+  return false;
 }
 
 type ValidationFailure = {
