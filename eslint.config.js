@@ -1,5 +1,22 @@
 import js from '@eslint/js';
+import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
+import tally from './packages/server/eslint/module-boundaries.js';
+
+/**
+ * Which modules each server module may import (through their faces, modules/<name>/index.ts).
+ * One direction only — the rule refuses a table with a cycle. An effect against the direction goes
+ * through platform/hooks.ts (ADR 0004). Keep packages/server/src/modules/README.md in step.
+ */
+export const MODULE_DEPENDENCIES = {
+  accounts: [],
+  health: [],
+  catalog: [],
+  customers: [],
+  billing: ['catalog', 'customers'],
+  credits: ['catalog', 'customers', 'billing'],
+  usage: ['catalog', 'customers', 'billing', 'credits'],
+};
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'data/**'] },
@@ -12,6 +29,17 @@ export default tseslint.config(
       // Amounts never pass through binary floating point (ADR 0002).
       'no-restricted-globals': ['error', { name: 'parseFloat', message: 'Use Decimal (platform/money.ts).' }],
       'no-restricted-properties': ['error', { object: 'Number', property: 'parseFloat', message: 'Use Decimal.' }],
+    },
+  },
+  {
+    // Module faces and the dependency direction (packages/server/eslint/module-boundaries.js).
+    files: ['packages/server/src/**/*.ts'],
+    plugins: { tally },
+    rules: {
+      'tally/module-boundaries': [
+        'error',
+        { srcDir: fileURLToPath(new URL('./packages/server/src', import.meta.url)), dependencies: MODULE_DEPENDENCIES },
+      ],
     },
   },
 );

@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildAppOptions } from './app.js';
 import type { Config } from './config.js';
 import { purgeStaleLoginThrottles } from './modules/accounts/index.js';
-import { billingJobs } from './modules/billing/index.js';
+import * as billing from './modules/billing/index.js';
+import * as credits from './modules/credits/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppContext } from './platform/context.js';
 import { openDatabase, type Database, type DatabaseOptions } from './platform/db/database.js';
 import { migrate } from './platform/db/migrator.js';
+import { setAfterCommitLogger } from './platform/db/transaction.js';
 import { purgeExpiredIdempotencyRecords } from './platform/http/idempotency.js';
 import { Scheduler, type Job } from './platform/jobs/scheduler.js';
 
@@ -23,10 +25,18 @@ export function databaseOptionsOf(config: Config): DatabaseOptions {
     : { kind: 'pglite', dataDir: config.database.dataDir };
 }
 
-/** Every scheduled job of the service (UTC cron). */
+/** The monetization modules with hooks or jobs, in dependency order (their hooks register, and run, in this order). */
+const monetizationModules = [billing, credits];
+
+/** Registers the modules' hooks (platform/hooks.ts) for the switched-on modules; idempotent. */
+export function registerModuleHooks(config: Config): void {
+  if (config.modules.monetization) for (const module of monetizationModules) module.registerHooks();
+}
+
+/** Every scheduled job of the service (UTC cron): each module's own, then the platform's. */
 export function jobsOf(ctx: AppContext): Job[] {
   return [
-    ...(ctx.config.modules.monetization ? billingJobs(ctx) : []),
+    ...(ctx.config.modules.monetization ? monetizationModules.flatMap((module) => module.jobs(ctx)) : []),
     {
       name: 'idempotency-purge',
       cron: '0 * * * *',
@@ -52,7 +62,9 @@ export async function createRuntime(
   try {
     await migrate(database);
     const ctx: AppContext = { config, database, db: database.db, clock: options.clock ?? systemClock };
+    registerModuleHooks(config);
     const app = await buildApp(ctx, options);
+    setAfterCommitLogger(app.log);
     const scheduler = new Scheduler(ctx.db, ctx.clock, jobsOf(ctx), app.log);
     return {
       ctx,

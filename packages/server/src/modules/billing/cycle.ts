@@ -3,7 +3,6 @@ import type { Tx } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import type { Job } from '../../platform/jobs/scheduler.js';
 import * as catalogRepo from '../catalog/index.js';
-import { expireDueGrants } from '../credits/index.js';
 import { basePriceLine, finaliseInvoice, raiseInvoice, usageLines } from './invoicing.js';
 import { onPeriodPaid, onSubscriptionEnded } from './lifecycle.js';
 import { computeNextPeriod } from './periods.js';
@@ -17,7 +16,6 @@ export function billingJobs(ctx: AppContext): Job[] {
   return [
     { name: 'subscription-cycle', cron: '0 * * * *', run: ({ now }) => runSubscriptionCycle(ctx, now) },
     { name: 'invoice-due', cron: '0 4 * * *', run: ({ now }) => runPastDue(ctx, now) },
-    { name: 'credit-expiration', cron: '0 */15 * * * *', run: ({ now }) => expireDueGrants(ctx, now) },
   ];
 }
 

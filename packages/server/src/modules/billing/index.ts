@@ -2,8 +2,10 @@
  * Face of the billing module (subscriptions, invoices, periods, the billing cycle).
  * Other modules, app.ts and runtime.ts import only from here; everything else under billing/ is private.
  */
-export { billingJobs } from './cycle.js';
+export { billingJobs as jobs } from './cycle.js';
+export * as billingEvents from './events.js';
+export type { PeriodPaid, PlanChanged, SubscriptionEnded } from './events.js';
+export { registerHooks } from './hooks.js';
 export { computeNextPeriod, projectEndOfPeriod } from './periods.js';
 export { findSubscription, listCustomerSubscriptions, type SubscriptionRow } from './repo.js';
 export { billingAdminRoutes, billingClientRoutes } from './routes.js';
-export { listCustomerSubscriptionViews } from './subscriptions.js';

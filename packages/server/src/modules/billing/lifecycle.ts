@@ -1,20 +1,21 @@
 import type { Tx } from '../../platform/db/database.js';
-import { clawBackPlanCredits, grantPeriodCredits, grantUpgradeDelta } from '../credits/index.js';
 import type { PlanRow } from '../catalog/index.js';
+import { periodPaid, planChanged, subscriptionEnded } from './events.js';
 import type { SubscriptionRow } from './repo.js';
 
 /**
- * Where the credit wallet joins the subscription lifecycle. Billing calls these inside its own
- * transaction; each is idempotent per (subscription, period) or per plan change.
+ * Where other modules join the subscription lifecycle: billing calls these inside its own
+ * transaction and they emit billing's domain events (events.ts) to whichever modules subscribed
+ * at startup (credits grants, claws back and tops up credits). Billing imports none of them.
  */
 export function onPeriodPaid(tx: Tx, subscription: SubscriptionRow, plan: PlanRow, period: { start: Date; end: Date }, now: Date): Promise<void> {
-  return grantPeriodCredits(tx, subscription, plan, period, now);
+  return periodPaid.emit(tx, { subscription, plan, period, now });
 }
 
 export function onSubscriptionEnded(tx: Tx, subscription: SubscriptionRow, now: Date): Promise<void> {
-  return clawBackPlanCredits(tx, subscription, now);
+  return subscriptionEnded.emit(tx, { subscription, now });
 }
 
 export function onPlanChanged(tx: Tx, subscription: SubscriptionRow, from: PlanRow, to: PlanRow, changeId: string, now: Date): Promise<void> {
-  return grantUpgradeDelta(tx, subscription, from, to, changeId, now);
+  return planChanged.emit(tx, { subscription, from, to, changeId, now });
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
-import { listAllocations, toAllocation } from '../credits/index.js';
+import { planCreditAllocations } from './extensions.js';
 import * as repo from './repo.js';
 import { fromStoredRuleValue, type Pricing } from './rule-value.js';
 import { toFeature, toPlan } from './service.js';
@@ -33,7 +33,7 @@ export async function listActiveCatalog(ctx: AppContext, accountId: string, page
   ]);
   const [rules, allocations] = await Promise.all([
     repo.listRulesOfPlans(ctx.db, accountId, plans.map((p) => p.id)),
-    listAllocations(ctx.db, accountId, plans.map((p) => p.id)),
+    planCreditAllocations.call(ctx.db, accountId, plans.map((p) => p.id)),
   ]);
   const items = plans.map((plan) => {
     const { status: _s, createdAt: _c, modifiedAt: _m, ...planView } = toPlan(plan);
@@ -48,7 +48,7 @@ export async function listActiveCatalog(ctx: AppContext, accountId: string, page
           description: r.feature_description,
           ...toPricingView(fromStoredRuleValue(r.value).pricing),
         })),
-      creditAllocations: allocations.filter((a) => a.plan_id === plan.id).map(toAllocation) as Record<string, unknown>[],
+      creditAllocations: allocations.get(plan.id) ?? [],
     };
   });
   return toPage(items, total, page);

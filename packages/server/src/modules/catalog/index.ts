@@ -2,6 +2,7 @@
  * Face of the catalog module (features, plans, plan-feature rules and their value document).
  * Other modules and app.ts import only from here; everything else under catalog/ is private.
  */
+export { planCreditAllocations } from './extensions.js';
 export { findFeatureByKey, findPlan, findPlanByKey, findRule, listRulesOfPlans, type FeatureRow, type PlanRow, type RuleRow } from './repo.js';
 export {
   computeCost,

@@ -6,7 +6,7 @@ import { AppError, conflict, invalid, notFound } from '../../platform/errors/app
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import { ACTIVE_PLAN_IMMUTABLE, checkActivation, checkPlanTransition } from './domain.js';
-import { listAllocations, toAllocation } from '../credits/index.js';
+import { planCreditAllocations } from './extensions.js';
 import * as repo from './repo.js';
 import type { FeatureCreate, FeatureUpdate, PlanCreate, PlanUpdate, RuleRequest } from './schema.js';
 import { fromStoredRuleValue, parseRuleValue, toRuleValueJson, toStoredRuleValue } from './rule-value.js';
@@ -215,7 +215,7 @@ export async function getPlanWithFeatures(ctx: AppContext, accountId: string, id
   const plan = await getPlan(ctx, accountId, id);
   const rules = await repo.listRulesOfPlans(ctx.db, accountId, [id]);
   const features = await Promise.all(rules.map((r) => repo.findFeature(ctx.db, accountId, r.feature_id)));
-  const allocations = (await listAllocations(ctx.db, accountId, [id])).map(toAllocation);
+  const allocations = (await planCreditAllocations.call(ctx.db, accountId, [id])).get(id) ?? [];
   return { plan: toPlan(plan), features: features.filter((f) => f !== undefined).map(toFeature), creditAllocations: allocations };
 }
 

@@ -13,9 +13,8 @@ export {
   type CreditReceipt,
   type ResolvedWeight,
 } from './draw.js';
-export { clawBackPlanCredits, expireDueGrants, grantPeriodCredits, grantUpgradeDelta } from './lifecycle.js';
-export { listAllocations, listPools } from './repo.js';
+export { jobs, registerHooks } from './hooks.js';
+export { listPools } from './repo.js';
 export { creditAdminRoutes, creditClientRoutes } from './routes.js';
 export { findPriceAt, resolveWeight } from './tariff/service.js';
 export { tariffAdminRoutes, tariffClientRoutes } from './tariff/routes.js';
-export { toAllocation } from './views.js';

@@ -2,6 +2,7 @@
  * Face of the customers module (customers by customerReferenceId, the customer-key pinning rule).
  * Other modules and app.ts import only from here; everything else under customers/ is private.
  */
+export { customerSubscriptions } from './extensions.js';
 export { findCustomerByRef } from './repo.js';
 export { customerAdminRoutes, customerClientRoutes } from './routes.js';
 export { RefParams } from './schema.js';

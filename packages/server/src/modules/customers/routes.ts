@@ -4,14 +4,14 @@ import type { AppContext } from '../../platform/context.js';
 import { envelopeSchema, ok } from '../../platform/http/envelope.js';
 import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
-import { listCustomerSubscriptionViews } from '../billing/index.js';
 import { AdminCustomerSchema, ClientCustomerSchema, CustomerCreateSchema, CustomerListQuery, CustomerUpdateSchema, RefParams } from './schema.js';
+import { customerSubscriptions } from './extensions.js';
 import * as service from './service.js';
 
 const tags = ['Customers'];
 
 async function withSubscriptions(ctx: AppContext, row: service.CustomerRow) {
-  return { ...service.toClientCustomer(row), subscriptions: await listCustomerSubscriptionViews(ctx, row.account_id, row.id) };
+  return { ...service.toClientCustomer(row), subscriptions: await customerSubscriptions.call(ctx, row.account_id, row.id) };
 }
 
 export function customerClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
