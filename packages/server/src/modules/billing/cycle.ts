@@ -1,6 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
+import { JobItems } from '../../platform/jobs/items.js';
 import type { Job } from '../../platform/jobs/scheduler.js';
 import * as catalogRepo from '../catalog/index.js';
 import { basePriceLine, finaliseInvoice, raiseInvoice, usageLines } from './invoicing.js';
@@ -19,17 +20,23 @@ export function billingJobs(ctx: AppContext): Job[] {
   ];
 }
 
-/** Due downgrades, then end-of-period cancellations, then period rollovers (in that order). */
+/**
+ * Due downgrades, then end-of-period cancellations, then period rollovers (in that order). Each
+ * item in its own transaction; an item that throws is skipped and reported, and the others go on
+ * (platform/jobs/items.ts): one tenant's bad row never stops another's billing.
+ */
 export async function runSubscriptionCycle(ctx: AppContext, now: Date): Promise<void> {
-  for (const c of await repo.dueDowngrades(ctx.db, now)) {
-    await withTransaction(ctx.db, (tx) => applyDowngrade(tx, c.account_id, c.id, c.subscription_id, now));
-  }
-  for (const s of await repo.dueCancellations(ctx.db, now)) {
-    await withTransaction(ctx.db, (tx) => endCancelledSubscription(tx, s.account_id, s.id, now));
-  }
-  for (let batch = await repo.dueRollovers(ctx.db, now); batch.length > 0; batch = await repo.dueRollovers(ctx.db, now)) {
-    for (const s of batch) await withTransaction(ctx.db, (tx) => rollOver(tx, s.account_id, s.id, now));
-  }
+  const items = new JobItems();
+  await items.each('plan change', (after) => repo.dueDowngrades(ctx.db, now, after), (c) =>
+    withTransaction(ctx.db, (tx) => applyDowngrade(tx, c.account_id, c.id, c.subscription_id, now)),
+  );
+  await items.each('subscription cancellation', (after) => repo.dueCancellations(ctx.db, now, after), (s) =>
+    withTransaction(ctx.db, (tx) => endCancelledSubscription(tx, s.account_id, s.id, now)),
+  );
+  await items.each('subscription rollover', (after) => repo.dueRollovers(ctx.db, now, after), (s) =>
+    withTransaction(ctx.db, (tx) => rollOver(tx, s.account_id, s.id, now)),
+  );
+  items.finish();
 }
 
 async function applyDowngrade(tx: Tx, accountId: string, changeId: string, subscriptionId: string, now: Date) {
@@ -111,14 +118,16 @@ async function closePeriod(
 
 /** DUE invoices past their due date plus grace become PAST_DUE and revoke the subscription's entitlements. */
 export async function runPastDue(ctx: AppContext, now: Date): Promise<void> {
-  for (const i of await repo.overdueInvoices(ctx.db, now)) {
-    await withTransaction(ctx.db, async (tx) => {
+  const items = new JobItems();
+  await items.each('invoice', (after) => repo.overdueInvoices(ctx.db, now, after), (i) =>
+    withTransaction(ctx.db, async (tx) => {
       const invoice = await repo.lockInvoice(tx, i.account_id, i.id);
       if (!invoice || invoice.status !== 'DUE') return;
       const subscription = (await repo.lockSubscription(tx, i.account_id, invoice.subscription_id))!;
       if (invoice.due_date.getTime() + subscription.grace_period_days * 86_400_000 >= now.getTime()) return;
       await repo.updateInvoice(tx, { ...invoice, status: 'PAST_DUE', modified_at: now });
       await repo.updateSubscription(tx, { ...subscription, entitlements_revoked: true, modified_at: now });
-    });
-  }
+    }),
+  );
+  items.finish();
 }

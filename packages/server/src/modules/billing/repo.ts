@@ -140,31 +140,54 @@ export const lockPeriodCounters = (db: Executor, accountId: string, subscription
 
 // Cross-account scans for the jobs: each returns ids only; the work re-locks each row.
 
-export const dueDowngrades = (db: Executor, now: Date) =>
-  db.selectFrom('scheduled_plan_changes').select(['account_id', 'id', 'subscription_id']).where('status', '=', 'PENDING').where('effective_at', '<=', now).limit(500).execute();
+// The job queries page by id (`after`: the last id of the previous page), so a job passes over an
+// item that failed instead of fetching it again (platform/jobs/items.ts).
 
-export const dueCancellations = (db: Executor, now: Date) =>
-  db.selectFrom('subscriptions').select(['account_id', 'id']).where('is_active', '=', true).where('cancel_effective_at', '<=', now).limit(500).execute();
+export const dueDowngrades = (db: Executor, now: Date, after: string | null = null) =>
+  db
+    .selectFrom('scheduled_plan_changes')
+    .select(['account_id', 'id', 'subscription_id'])
+    .where('status', '=', 'PENDING')
+    .where('effective_at', '<=', now)
+    .$if(after !== null, (qb) => qb.where('id', '>', after!))
+    .orderBy('id')
+    .limit(500)
+    .execute();
 
-export const dueRollovers = (db: Executor, now: Date) =>
+export const dueCancellations = (db: Executor, now: Date, after: string | null = null) =>
   db
     .selectFrom('subscriptions')
     .select(['account_id', 'id'])
+    .where('is_active', '=', true)
+    .where('cancel_effective_at', '<=', now)
+    .$if(after !== null, (qb) => qb.where('id', '>', after!))
+    .orderBy('id')
+    .limit(500)
+    .execute();
+
+export const dueRollovers = (db: Executor, now: Date, after: string | null = null) =>
+  db
+    .selectFrom('subscriptions')
+    .select(['account_id', 'id'])
+    .$if(after !== null, (qb) => qb.where('subscriptions.id', '>', after!))
     .where('is_active', '=', true)
     .where('current_period_end', '<=', now)
     .where((eb) => eb.or([eb('cancel_effective_at', 'is', null), eb('cancel_effective_at', '>', eb.ref('current_period_end'))]))
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('invoices').select(sql`1`.as('x')).whereRef('invoices.subscription_id', '=', 'subscriptions.id').where('invoices.status', '=', 'PAST_DUE'))),
     )
+    .orderBy('subscriptions.id')
     .limit(500)
     .execute();
 
-export const overdueInvoices = (db: Executor, now: Date) =>
+export const overdueInvoices = (db: Executor, now: Date, after: string | null = null) =>
   db
     .selectFrom('invoices')
     .innerJoin('subscriptions', 'subscriptions.id', 'invoices.subscription_id')
     .select(['invoices.account_id', 'invoices.id'])
     .where('invoices.status', '=', 'DUE')
     .where(sql<boolean>`invoices.due_date + make_interval(days => subscriptions.grace_period_days) < ${now}`)
+    .$if(after !== null, (qb) => qb.where('invoices.id', '>', after!))
+    .orderBy('invoices.id')
     .limit(500)
     .execute();

@@ -3,6 +3,7 @@ import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import type { AppContext } from '../../platform/context.js';
 import { withTransaction } from '../../platform/db/transaction.js';
+import { JobItems } from '../../platform/jobs/items.js';
 import type { PlanRow } from '../catalog/index.js';
 import type { SubscriptionRow } from '../billing/index.js';
 import { planRollover } from './domain.js';
@@ -100,16 +101,19 @@ export async function grantUpgradeDelta(tx: Tx, subscription: SubscriptionRow, f
   }
 }
 
-/** Expiry job: the remainder of every expired grant moves to total_expired. */
+/**
+ * Expiry job: the remainder of every expired grant moves to total_expired. Each grant in its own
+ * transaction; a grant that fails is skipped and reported (platform/jobs/items.ts).
+ */
 export async function expireDueGrants(ctx: AppContext, now: Date) {
-  for (let batch = await repo.expiredGrants(ctx.db, now); batch.length > 0; batch = await repo.expiredGrants(ctx.db, now)) {
-    for (const item of batch) {
-      await withTransaction(ctx.db, async (tx) => {
-        const [pool] = await repo.lockPools(tx, item.account_id, [item.credit_pool_id]);
-        const grant = await repo.findGrant(tx, item.account_id, item.id);
-        if (!pool || !grant || grant.voided_at || dec(grant.remaining).lte(0) || !grant.expires_at || grant.expires_at > now) return;
-        await expireGrant(tx, pool, grant, dec(grant.remaining), 'Grant expired', now);
-      });
-    }
-  }
+  const items = new JobItems();
+  await items.each('credit grant', (after) => repo.expiredGrants(ctx.db, now, after), (item) =>
+    withTransaction(ctx.db, async (tx) => {
+      const [pool] = await repo.lockPools(tx, item.account_id, [item.credit_pool_id]);
+      const grant = await repo.findGrant(tx, item.account_id, item.id);
+      if (!pool || !grant || grant.voided_at || dec(grant.remaining).lte(0) || !grant.expires_at || grant.expires_at > now) return;
+      await expireGrant(tx, pool, grant, dec(grant.remaining), 'Grant expired', now);
+    }),
+  );
+  items.finish();
 }

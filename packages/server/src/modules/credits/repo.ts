@@ -230,13 +230,16 @@ export const listRollableGrants = (db: Executor, accountId: string, subscription
     .orderBy('seq')
     .execute();
 
-export const expiredGrants = (db: Executor, now: Date) =>
+/** Paged by id (`after`: the last id of the previous page) so the job passes over a failed grant. */
+export const expiredGrants = (db: Executor, now: Date, after: string | null = null) =>
   db
     .selectFrom('credit_grants')
     .select(['account_id', 'id', 'credit_pool_id'])
     .where('expires_at', '<=', now)
     .where('remaining', '>', '0')
     .where('voided_at', 'is', null)
+    .$if(after !== null, (qb) => qb.where('id', '>', after!))
+    .orderBy('id')
     .limit(500)
     .execute();
 

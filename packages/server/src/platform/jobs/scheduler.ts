@@ -3,6 +3,7 @@ import { CronExpressionParser } from 'cron-parser';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
+import { JobItemsFailed } from './items.js';
 
 export type JobContext = { now: Date; slot: Date; log: FastifyBaseLogger };
 
@@ -87,6 +88,12 @@ export class Scheduler {
       await job.run({ now, slot, log: this.log.child({ job: job.name }) });
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);
+      if (err instanceof JobItemsFailed) {
+        // The job went on past these items; each is logged with its id and account id.
+        for (const f of err.failures) {
+          this.log.error({ err: f.cause, job: job.name, slot, item: f.kind, itemId: f.id, accountId: f.accountId }, 'job item failed and was skipped');
+        }
+      }
       this.log.error({ err, job: job.name, slot }, 'job failed');
     }
     await this.db
