@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { snapshotTables } from '../../snapshot.js';
 
 const TABLES = ['features', 'plans', 'plan_feature_rules', 'customers', 'subscriptions', 'invoices', 'invoice_items', 'usage_events', 'usage_counters', 'scheduled_plan_changes'] as const;
 const MISSING = '00000000-0000-7000-8000-000000000000';
+/** Arrays nested `levels` deep (above the body depth limit of 64). */
+const deep = (levels: number): unknown => (levels === 0 ? [] : [deep(levels - 1)]);
 
 describe('bad inputs on monetization routes: 4xx in the envelope, nothing written', () => {
   let svc: TestService;
@@ -44,14 +47,7 @@ describe('bad inputs on monetization routes: 4xx in the envelope, nothing writte
   });
   after(() => svc.close());
 
-  async function counts() {
-    const out: Record<string, number> = {};
-    for (const t of TABLES) {
-      const row = await svc.ctx.db.selectFrom(t).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-      out[t] = Number(row.n);
-    }
-    return out;
-  }
+  const snapshot = () => snapshotTables(svc, TABLES);
 
   test('every bad request is refused with the expected status and code, and no row changes', async () => {
     const cases: [string, string, unknown, 'admin' | 'client' | 'api', number, string][] = [
@@ -123,9 +119,25 @@ describe('bad inputs on monetization routes: 4xx in the envelope, nothing writte
       ['GET', '/api/v1/monetization/billing/invoices?customerId=x', undefined, 'api', 400, 'validation_failed'],
       ['GET', '/api/v1/monetization/billing/invoices/{theirInvoice}', undefined, 'api', 404, 'not_found'],
       ['GET', '/api/v1/monetization/subscriptions/{theirSub}', undefined, 'api', 404, 'not_found'],
+      // Request edge: NUL, lone surrogates, deep nesting, long and malformed paths, wrong methods.
+      ['POST', '/features', { name: 'a\u0000b', key: 'nul' }, 'admin', 400, 'validation_failed'],
+      ['PATCH', '/features/{feature}', { name: 'x\ud800' }, 'admin', 400, 'validation_failed'],
+      ['PATCH', '/plans/{plan}', { description: 'x\u0000' }, 'admin', 400, 'validation_failed'],
+      ['POST', '/customers', { customerReferenceId: 'nul', email: 'n@example.com', metadata: { x: '\u0000' } }, 'client', 400, 'validation_failed'],
+      ['PATCH', '/customers/me', { metadata: { x: deep(1000) } }, 'client', 400, 'validation_failed'],
+      ['PATCH', '/customers/me', { metadata: { ['k\udc00']: 1 } }, 'client', 400, 'validation_failed'],
+      ['GET', '/customers/a%00b', undefined, 'client', 400, 'validation_failed'],
+      ['PATCH', '/customers/me%ED%A0%80', { email: 'x@example.com' }, 'client', 400, 'validation_failed'],
+      ['GET', `/customers/${'r'.repeat(256)}`, undefined, 'client', 400, 'validation_failed'],
+      ['GET', `/customers/${'r'.repeat(5000)}`, undefined, 'client', 400, 'validation_failed'],
+      ['GET', '/customers?customerReferenceId=%00', undefined, 'client', 400, 'validation_failed'],
+      ['POST', '/events', { eventName: 'e', customerReferenceId: 'me', featureKey: 'mine', usageUnits: 1, meta: { x: 'a\u0000' } }, 'client', 400, 'validation_failed'],
+      ['POST', '/events', { eventName: deep(100), customerReferenceId: 'me', featureKey: 'mine', usageUnits: 1 }, 'client', 400, 'validation_failed'],
+      ['PUT', '/customers/me', { email: 'x@example.com' }, 'client', 405, 'method_not_allowed'],
+      ['DELETE', '/plans/{plan}/features', undefined, 'admin', 405, 'method_not_allowed'],
     ];
     const fill = (s: string) => s.replace(/\{(\w+)\}/g, (_, k: string) => ids[k] ?? `{${k}}`);
-    const before = await counts();
+    const before = await snapshot();
     for (const [method, path, body, surface, status, code] of cases) {
       const filledBody = body === undefined ? undefined : JSON.parse(fill(JSON.stringify(body)));
       const res = await m[surface](method, fill(path), filledBody);
@@ -134,7 +146,8 @@ describe('bad inputs on monetization routes: 4xx in the envelope, nothing writte
       assert.equal(res.body.success, false, label);
       assert.equal(res.body.error.code, code, label);
       assert.equal(typeof res.body.error.message, 'string', label);
+      assert.equal(typeof res.body.error.requestId, 'string', label);
     }
-    assert.deepEqual(await counts(), before, 'no bad request wrote anything');
+    assert.deepEqual(await snapshot(), before, 'no bad request wrote anything');
   });
 });
