@@ -1,7 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import { isUniqueViolation, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
-import { withTransaction } from '../../platform/db/transaction.js';
+import { withStatement, withTransaction } from '../../platform/db/transaction.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { stringifyJsonForStorage } from '../../platform/http/json.js';
 import type { Principal } from '../../platform/http/principal.js';
@@ -47,12 +47,15 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
   try {
     if (preloaded?.feature_id && !isCreditBacked(preloaded)) {
       const plan = await planEvent(ctx.db, principal.accountId, preloaded, input, key, now);
-      if (!plan.counter) {
-        if (!(await repo.insertEvent(ctx.db, plan.event))) throw duplicate(key);
-        return receiptOf(plan, false, null);
-      }
-      const counted = await repo.insertEventCounting(ctx.db, plan.event, zeroedColumns(plan), plan.counter);
-      return receiptOf(plan, !counted, null);
+      // One statement; under an Idempotency-Key it runs in a transaction that records its receipt.
+      return await withStatement(ctx.db, async (db) => {
+        if (!plan.counter) {
+          if (!(await repo.insertEvent(db, plan.event))) throw duplicate(key);
+          return receiptOf(plan, false, null);
+        }
+        const counted = await repo.insertEventCounting(db, plan.event, zeroedColumns(plan), plan.counter);
+        return receiptOf(plan, !counted, null);
+      });
     }
     const weight =
       preloaded?.feature_id && isCreditBacked(preloaded)

@@ -53,6 +53,12 @@ export interface IdempotencyRecordsTable {
   response_content_type: string | null;
   response_body: string | null;
   created_at: Date;
+  /** The attempt that owns an IN_PROGRESS record; every write it makes is fenced by it. */
+  attempt_id: string | null;
+  /** When an IN_PROGRESS record's owner is presumed dead and a retry may take it over. */
+  lease_until: Date | null;
+  /** JSON array: the encoded results of the transactions committed under the key, in order. */
+  committed_results: Generated<string>;
 }
 
 export interface JobRunsTable {

@@ -1,0 +1,263 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { withTransaction } from '../../../src/platform/db/transaction.js';
+import { ok } from '../../../src/platform/http/envelope.js';
+import { IDEMPOTENCY_LEASE_MS } from '../../../src/platform/http/idempotency.js';
+import { newId } from '../../../src/platform/ids.js';
+import { monetization } from '../../factories.js';
+import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+
+/** A promise the test resolves by hand: a request parked on it is "hung" (or, for its client, dead). */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  let arrive!: () => void;
+  const arrived = new Promise<void>((resolve) => (arrive = resolve));
+  return { open, opened, arrive, arrived };
+}
+
+type Gate = ReturnType<typeof gate>;
+
+/**
+ * Item 15: an Idempotency-Key whose first request died mid-flight. The test route writes one row per
+ * execution of its transaction into a scratch table, so "executed once" is counted in the database.
+ */
+describe('Idempotency-Key: a request that died mid-flight', () => {
+  let svc: TestService;
+  let key: string;
+  let accountId: string;
+  let transactions = 0;
+  const holdBefore = new Map<string, Gate>();
+  const holdAfter = new Map<string, Gate>();
+  const crashAfterCommit = new Set<string>();
+
+  const routes: FastifyPluginAsyncZod = async (app) => {
+    app.post('/api/v1/client/test/orders', { schema: { body: z.object({ item: z.string() }) } }, async (request, reply) => {
+      const { item } = request.body;
+      const before = holdBefore.get(item);
+      if (before) {
+        holdBefore.delete(item);
+        before.arrive();
+        await before.opened;
+      }
+      const order = await withTransaction(svc.ctx.db, async (tx) => {
+        transactions += 1;
+        const id = newId();
+        await sql`insert into test_orders (id, item, placed_at) values (${id}, ${item}, ${svc.clock.now()})`.execute(tx);
+        return { id, item, placedAt: svc.clock.now(), execution: transactions };
+      });
+      const afterCommit = holdAfter.get(item);
+      if (afterCommit) {
+        holdAfter.delete(item);
+        afterCommit.arrive();
+        await afterCommit.opened;
+      }
+      if (crashAfterCommit.delete(item)) throw new Error('the process died after its commit');
+      return reply.code(201).send(ok(order));
+    });
+  };
+
+  before(async () => {
+    svc = await startTestService({ extraRoutes: (app) => app.register(routes) });
+    await sql`create table test_orders (id uuid primary key, item text not null, placed_at timestamptz not null)`.execute(svc.ctx.db);
+    ({ apiKey: key, accountId } = await createTestAccount(svc));
+  });
+  after(() => svc.close());
+
+  const order = (idemKey: string, item: string) =>
+    svc.http.post('/api/v1/client/test/orders', { auth: key, body: { item }, headers: { 'idempotency-key': idemKey } });
+  const ordersOf = async (item: string) =>
+    (await sql<{ id: string }>`select id from test_orders where item = ${item}`.execute(svc.ctx.db)).rows.map((r) => r.id);
+  const record = (idemKey: string) =>
+    svc.ctx.db.selectFrom('idempotency_records').selectAll().where('idempotency_key', '=', idemKey).executeTakeFirst();
+
+  test('when a request hangs before its transaction then a retry gets 409 within the lease, takes over after it and executes once', async () => {
+    const hang = gate();
+    holdBefore.set('apple', hang);
+    const first = order('k-hung', 'apple');
+    await hang.arrived;
+
+    const early = await order('k-hung', 'apple');
+    assert.equal(early.status, 409);
+    assert.equal(early.body.error.code, 'idempotency_conflict');
+    assert.equal(early.body.error.message, 'Request with this Idempotency-Key is still in progress');
+    svc.clock.advanceMs(IDEMPOTENCY_LEASE_MS - 1);
+    const stillEarly = await order('k-hung', 'apple');
+    assert.equal(stillEarly.status, 409);
+    assert.equal(stillEarly.body.error.code, 'idempotency_conflict');
+    assert.deepEqual(await ordersOf('apple'), []);
+
+    svc.clock.advanceMs(1);
+    const retry = await order('k-hung', 'apple');
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.headers.get('idempotent-replayed'), null);
+    assert.deepEqual(await ordersOf('apple'), [retry.body.data.id]);
+
+    // The first owner wakes up: its transaction is fenced out and rolled back, its reply is not stored.
+    hang.open();
+    const late = await first;
+    assert.equal(late.status, 409);
+    assert.equal(late.body.error.code, 'idempotency_conflict');
+    assert.deepEqual(await ordersOf('apple'), [retry.body.data.id]);
+    const again = await order('k-hung', 'apple');
+    assert.equal(again.status, 201);
+    assert.equal(again.text, retry.text);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  });
+
+  test('when a killed process left its record IN_PROGRESS with nothing committed then a retry after the lease executes', async () => {
+    const now = svc.clock.now();
+    const body = JSON.stringify({ item: 'pear' });
+    await svc.ctx.db
+      .insertInto('idempotency_records')
+      .values({
+        account_id: accountId,
+        scope: 'POST /api/v1/client/test/orders',
+        idempotency_key: 'k-killed',
+        request_hash: (await import('node:crypto')).createHash('sha256').update(body).digest('hex'),
+        state: 'IN_PROGRESS',
+        attempt_id: newId(),
+        lease_until: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS),
+        created_at: now,
+      })
+      .execute();
+    const early = await order('k-killed', 'pear');
+    assert.equal(early.status, 409);
+    assert.equal(early.body.error.code, 'idempotency_conflict');
+    svc.clock.advanceMs(IDEMPOTENCY_LEASE_MS);
+    const before = transactions;
+    const retry = await order('k-killed', 'pear');
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(transactions, before + 1);
+    assert.deepEqual(await ordersOf('pear'), [retry.body.data.id]);
+    assert.equal((await record('k-killed'))?.state, 'COMPLETED');
+  });
+
+  test('when the handler committed and then failed before answering then a retry replays the committed outcome without executing again', async () => {
+    crashAfterCommit.add('fig');
+    const first = await order('k-crash', 'fig');
+    assert.equal(first.status, 500);
+    assert.equal(first.body.error.code, 'internal_error');
+    const [committed] = await ordersOf('fig');
+    assert.ok(committed, 'the first attempt committed its row');
+    const kept = await record('k-crash');
+    assert.equal(kept?.state, 'IN_PROGRESS', 'a 5xx after a commit keeps the key');
+
+    const before = transactions;
+    const retry = await order('k-crash', 'fig');
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.equal(transactions, before, 'the committed transaction did not run again');
+    assert.equal(retry.body.data.id, committed);
+    assert.equal(retry.body.data.execution, before, 'the reply is rebuilt from what the first attempt committed');
+    assert.deepEqual(await ordersOf('fig'), [committed]);
+
+    const again = await order('k-crash', 'fig');
+    assert.equal(again.status, 201);
+    assert.equal(again.text, retry.text);
+  });
+
+  test('when the process dies after its commit then a retry within the lease gets 409 and after it replays the outcome', async () => {
+    const hang = gate();
+    holdAfter.set('kiwi', hang);
+    const first = order('k-dead-after', 'kiwi');
+    await hang.arrived;
+    const [committed] = await ordersOf('kiwi');
+    assert.ok(committed);
+
+    const early = await order('k-dead-after', 'kiwi');
+    assert.equal(early.status, 409);
+    assert.equal(early.body.error.code, 'idempotency_conflict');
+    svc.clock.advanceMs(IDEMPOTENCY_LEASE_MS);
+    const before = transactions;
+    const retry = await order('k-dead-after', 'kiwi');
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.equal(retry.body.data.id, committed);
+    assert.equal(transactions, before);
+
+    hang.open();
+    const late = await first;
+    assert.equal(late.status, 201);
+    assert.equal(late.text, retry.text, 'both answers describe the one committed order');
+    assert.deepEqual(await ordersOf('kiwi'), [committed]);
+  });
+
+  test('when a retry after the lease carries a different body then 409 and nothing executes', async () => {
+    const hang = gate();
+    holdBefore.set('plum', hang);
+    const first = order('k-other-body', 'plum');
+    await hang.arrived;
+    svc.clock.advanceMs(IDEMPOTENCY_LEASE_MS);
+    const other = await order('k-other-body', 'quince');
+    assert.equal(other.status, 409);
+    assert.equal(other.body.error.code, 'idempotency_conflict');
+    assert.equal(other.body.error.message, "Idempotency-Key 'k-other-body' was already used with a different request body");
+    assert.deepEqual(await ordersOf('quince'), []);
+    hang.open();
+    assert.equal((await first).status, 201);
+    assert.equal((await ordersOf('plum')).length, 1);
+  });
+
+  test('when 10 retries arrive together after the lease then exactly one takes the key over', async () => {
+    const hang = gate();
+    holdBefore.set('lime', hang);
+    const first = order('k-race', 'lime');
+    await hang.arrived;
+    svc.clock.advanceMs(IDEMPOTENCY_LEASE_MS);
+    const results = await Promise.all(Array.from({ length: 10 }, () => order('k-race', 'lime')));
+    for (const r of results) assert.ok(r.status === 201 || (r.status === 409 && r.body.error.code === 'idempotency_conflict'), `status ${r.status}`);
+    assert.ok(results.some((r) => r.status === 201));
+    hang.open();
+    assert.equal((await first).status, 409);
+    assert.equal((await ordersOf('lime')).length, 1);
+  });
+});
+
+describe('Idempotency-Key on usage ingestion (one-statement path)', () => {
+  let svc: TestService;
+  let f: ReturnType<typeof monetization>;
+
+  before(async () => {
+    svc = await startTestService();
+    f = monetization(svc, await createTestAccount(svc));
+  });
+  after(() => svc.close());
+
+  test('when an event committed but its outcome was lost then a retry after the lease replays the same receipt and counts it once', async () => {
+    const feature = await f.feature();
+    const plan = await f.activePlan({ price: 0, features: [{ id: feature.id }] });
+    const customer = await f.customer();
+    await f.subscribe(customer.customerReferenceId, plan.id);
+    const send = () => f.client('POST', '/events', { eventName: 'chat.message', customerReferenceId: customer.customerReferenceId, featureKey: feature.key, usageUnits: 3 }, { 'idempotency-key': 'ev-lost' });
+    const first = await send();
+    assert.equal(first.status, 201, first.text);
+
+    // What a process killed between its commit and storing the reply leaves behind.
+    const now = svc.clock.now();
+    const lost = await svc.ctx.db
+      .updateTable('idempotency_records')
+      .set({ state: 'IN_PROGRESS', attempt_id: newId(), lease_until: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS), response_status: null, response_content_type: null, response_body: null })
+      .where('idempotency_key', '=', 'ev-lost')
+      .returning('committed_results')
+      .executeTakeFirstOrThrow();
+    assert.notEqual(lost.committed_results, '[]', 'the event statement recorded its receipt');
+
+    const early = await send();
+    assert.equal(early.status, 409);
+    assert.equal(early.body.error.code, 'idempotency_conflict');
+    svc.clock.advanceMs(IDEMPOTENCY_LEASE_MS);
+    const retry = await send();
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.text, first.text);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+
+    const events = await svc.ctx.db.selectFrom('usage_events').select(['id', 'usage_units']).where('feature_id', '=', feature.id).execute();
+    assert.deepEqual(events.map((e) => e.id), [first.body.data.eventId]);
+    const counters = await svc.ctx.db.selectFrom('usage_counters').select('used').where('feature_id', '=', feature.id).execute();
+    assert.deepEqual(counters.map((c) => Number(c.used)), [3]);
+  });
+});
