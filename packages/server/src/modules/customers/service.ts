@@ -1,6 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/database.js';
 import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
+import { withStatement } from '../../platform/db/transaction.js';
 import { AppError, notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
@@ -39,7 +40,8 @@ export async function createCustomer(ctx: AppContext, accountId: string, input: 
   const now = ctx.clock.now();
   const ref = (input.customerReferenceId ?? input.externalClientCustomerId)!;
   try {
-    return await repo.insertCustomer(ctx.db, {
+    // One statement; under an Idempotency-Key it is recorded, so a retry replays the created customer.
+    return await withStatement(ctx.db, (db) => repo.insertCustomer(db, {
       id: newId(),
       account_id: accountId,
       customer_reference_id: ref,
@@ -51,7 +53,7 @@ export async function createCustomer(ctx: AppContext, accountId: string, input: 
       source: 'MANUAL',
       created_at: now,
       modified_at: now,
-    });
+    }));
   } catch (err) {
     throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.customerReference]: `Customer with customerReferenceId '${ref}' already exists` });
   }

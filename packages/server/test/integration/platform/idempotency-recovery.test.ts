@@ -217,7 +217,7 @@ describe('Idempotency-Key: a request that died mid-flight', () => {
   });
 });
 
-describe('Idempotency-Key on usage ingestion (one-statement path)', () => {
+describe('Idempotency-Key on one-statement writes (usage ingestion, customer creation)', () => {
   let svc: TestService;
   let f: ReturnType<typeof monetization>;
 
@@ -226,6 +226,32 @@ describe('Idempotency-Key on usage ingestion (one-statement path)', () => {
     f = monetization(svc, await createTestAccount(svc));
   });
   after(() => svc.close());
+
+  /** What a process killed between its commit and storing the reply leaves behind. */
+  const loseOutcome = async (idemKey: string) => {
+    const now = svc.clock.now();
+    const lost = await svc.ctx.db
+      .updateTable('idempotency_records')
+      .set({ state: 'IN_PROGRESS', attempt_id: newId(), lease_until: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS), response_status: null, response_content_type: null, response_body: null })
+      .where('idempotency_key', '=', idemKey)
+      .returning('committed_results')
+      .executeTakeFirstOrThrow();
+    assert.notEqual(lost.committed_results, '[]', 'the statement recorded its result');
+  };
+
+  test('when a customer was created but the outcome was lost then a retry after the lease replays the same customer', async () => {
+    const send = () => f.client('POST', '/customers', { customerReferenceId: 'cust-lost', email: 'lost@example.com' }, { 'idempotency-key': 'cust-lost' });
+    const first = await send();
+    assert.equal(first.status, 201, first.text);
+    await loseOutcome('cust-lost');
+    svc.clock.advanceMs(IDEMPOTENCY_LEASE_MS);
+    const retry = await send();
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.text, first.text);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    const rows = await svc.ctx.db.selectFrom('customers').select('id').where('customer_reference_id', '=', 'cust-lost').execute();
+    assert.equal(rows.length, 1);
+  });
 
   test('when an event committed but its outcome was lost then a retry after the lease replays the same receipt and counts it once', async () => {
     const feature = await f.feature();
@@ -236,15 +262,7 @@ describe('Idempotency-Key on usage ingestion (one-statement path)', () => {
     const first = await send();
     assert.equal(first.status, 201, first.text);
 
-    // What a process killed between its commit and storing the reply leaves behind.
-    const now = svc.clock.now();
-    const lost = await svc.ctx.db
-      .updateTable('idempotency_records')
-      .set({ state: 'IN_PROGRESS', attempt_id: newId(), lease_until: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS), response_status: null, response_content_type: null, response_body: null })
-      .where('idempotency_key', '=', 'ev-lost')
-      .returning('committed_results')
-      .executeTakeFirstOrThrow();
-    assert.notEqual(lost.committed_results, '[]', 'the event statement recorded its receipt');
+    await loseOutcome('ev-lost');
 
     const early = await send();
     assert.equal(early.status, 409);
