@@ -122,7 +122,8 @@ describe('Idempotency-Key on mutating Client API calls', () => {
 
   test('when GET requests carry a key then it is ignored', async () => {
     const res = await svc.http.get('/api/v1/client/test/orders', { auth: key, headers: { 'idempotency-key': 'k-get' } });
-    assert.equal(res.status, 404);
+    assert.equal(res.status, 405);
+    assert.equal(res.body.error.code, 'method_not_allowed');
     const rows = await svc.ctx.db.selectFrom('idempotency_records').select('idempotency_key').where('idempotency_key', '=', 'k-get').execute();
     assert.equal(rows.length, 0);
   });
