@@ -8,6 +8,7 @@ import { openDatabase } from '../../../src/platform/db/database.js';
 import { hashKey } from '../../../src/platform/security/api-keys.js';
 
 const SERVER_DIR = new URL('../../../', import.meta.url).pathname;
+const REPO_ROOT = new URL('../../../../../', import.meta.url).pathname;
 
 function runScript(script: string, args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, ['--import', 'tsx', `src/scripts/${script}.ts`, ...args], {
@@ -39,6 +40,22 @@ describe('operator scripts (embedded database)', () => {
     const again = runScript('bootstrap', ['--username', 'OPS', '--password', 'long enough pw'], { DATA_DIR: dir });
     assert.equal(again.status, 1);
     assert.match(again.stderr, /already exists/);
+  });
+
+  test('when the README command `npm run bootstrap -- --username U --password P` runs from the repository root then it creates the account', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tally-bootstrap-root-'));
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const run = spawnSync(npm, ['run', 'bootstrap', '--', '--username', 'root-ops', '--password', 'long enough pw'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'silent', NODE_ENV: 'development' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /Admin login: root-ops\n/);
+    const key = /Tenant API key \(shown once, store it now\): (sk_test_[0-9a-f]{32})/.exec(run.stdout)?.[1];
+    assert.ok(key, run.stdout);
+    assert.equal(await keyExists(dir, key), 'TENANT');
   });
 
   test('when bootstrap lacks arguments then it says which and exits 2', () => {
