@@ -58,6 +58,21 @@ describe('Idempotency-Key: a request that died mid-flight', () => {
       if (crashAfterCommit.delete(item)) throw new Error('the process died after its commit');
       return reply.code(201).send(ok(order));
     });
+    // Two transactions: the order, then its shipment.
+    app.post('/api/v1/client/test/shipped-orders', { schema: { body: z.object({ item: z.string() }) } }, async (request, reply) => {
+      const { item } = request.body;
+      const insert = (kind: string) =>
+        withTransaction(svc.ctx.db, async (tx) => {
+          transactions += 1;
+          const id = newId();
+          await sql`insert into test_orders (id, item, placed_at) values (${id}, ${`${kind}:${item}`}, ${svc.clock.now()})`.execute(tx);
+          return id;
+        });
+      const orderId = await insert('order');
+      if (crashAfterCommit.delete(item)) throw new Error('the process died between its two transactions');
+      const shipmentId = await insert('shipment');
+      return reply.code(201).send(ok({ orderId, shipmentId }));
+    });
   };
 
   before(async () => {
@@ -186,6 +201,25 @@ describe('Idempotency-Key: a request that died mid-flight', () => {
     assert.deepEqual(await ordersOf('kiwi'), [committed]);
   });
 
+  test('when the first of two transactions committed and the request died then a retry replays the first and runs only the second', async () => {
+    crashAfterCommit.add('melon');
+    const send = () => svc.http.post('/api/v1/client/test/shipped-orders', { auth: key, body: { item: 'melon' }, headers: { 'idempotency-key': 'k-two' } });
+    const first = await send();
+    assert.equal(first.status, 500);
+    const orders = await ordersOf('order:melon');
+    assert.equal(orders.length, 1);
+    assert.deepEqual(await ordersOf('shipment:melon'), []);
+
+    const before = transactions;
+    const retry = await send();
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.equal(transactions, before + 1, 'only the second transaction ran');
+    assert.equal(retry.body.data.orderId, orders[0]);
+    assert.deepEqual(await ordersOf('order:melon'), orders);
+    assert.deepEqual(await ordersOf('shipment:melon'), [retry.body.data.shipmentId]);
+  });
+
   test('when a retry after the lease carries a different body then 409 and nothing executes', async () => {
     const hang = gate();
     holdBefore.set('plum', hang);
@@ -217,7 +251,7 @@ describe('Idempotency-Key: a request that died mid-flight', () => {
   });
 });
 
-describe('Idempotency-Key on one-statement writes (usage ingestion, customer creation)', () => {
+describe('Idempotency-Key on Client API writes whose outcome was lost (customers, subscriptions, usage)', () => {
   let svc: TestService;
   let f: ReturnType<typeof monetization>;
 
@@ -251,6 +285,25 @@ describe('Idempotency-Key on one-statement writes (usage ingestion, customer cre
     assert.equal(retry.headers.get('idempotent-replayed'), 'true');
     const rows = await svc.ctx.db.selectFrom('customers').select('id').where('customer_reference_id', '=', 'cust-lost').execute();
     assert.equal(rows.length, 1);
+  });
+
+  test('when a subscription was created but the outcome was lost then a retry after the lease replays it from the recorded transaction', async () => {
+    const feature = await f.feature();
+    const plan = await f.activePlan({ price: 0, features: [{ id: feature.id }] });
+    const customer = await f.customer();
+    const send = () => f.client('POST', '/subscriptions', { customerReferenceId: customer.customerReferenceId, planId: plan.id }, { 'idempotency-key': 'sub-lost' });
+    const first = await send();
+    assert.equal(first.status, 201, first.text);
+    await loseOutcome('sub-lost');
+    svc.clock.advanceMs(IDEMPOTENCY_LEASE_MS);
+    const retry = await send();
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(retry.body.data, first.body.data);
+    const subscriptions = await svc.ctx.db.selectFrom('subscriptions').select('id').where('plan_id', '=', plan.id).execute();
+    assert.deepEqual(subscriptions.map((r) => r.id), [first.body.data.subscription.id]);
+    const invoices = await svc.ctx.db.selectFrom('invoices').select('id').where('subscription_id', '=', first.body.data.subscription.id).execute();
+    assert.equal(invoices.length, 1);
   });
 
   test('when an event committed but its outcome was lost then a retry after the lease replays the same receipt and counts it once', async () => {
