@@ -1,7 +1,7 @@
 import type { Tx } from '../../platform/db/database.js';
 import type { InvoiceStatus, InvoiceType } from '../../platform/db/tables.js';
 import { newId } from '../../platform/ids.js';
-import { dec, roundMoney, type Decimal } from '../../platform/money.js';
+import { Money, dec, type Decimal } from '../../platform/money.js';
 import { type PlanRow, computeGraduatedCost, fromStoredRuleValue } from '../catalog/index.js';
 import * as catalogRepo from '../catalog/index.js';
 import * as repo from './repo.js';
@@ -20,13 +20,13 @@ export type RaiseInvoiceInput = {
 };
 
 /**
- * Writes an invoice and its lines. Each line is rounded to 2 dp (HALF_UP) and the amount is the sum
- * of the rounded lines, so the total always equals what the lines show. A DUE invoice for zero is
- * settled at once.
+ * Writes an invoice and its lines. Each line is rounded to the invoice currency's minor units
+ * (HALF_UP: JPY 0, USD 2, KWD 3) and the amount is the sum of the rounded lines, so the total always
+ * equals what the lines show. A DUE invoice for zero is settled at once.
  */
 export async function raiseInvoice(tx: Tx, input: RaiseInvoiceInput) {
-  const lines = roundLines(input.lines);
-  const amount = sumLines(lines, dec(0));
+  const lines = roundLines(input.lines, input.currency);
+  const amount = sumLines(lines, Money.zero(input.currency));
   const settledAtOnce = input.status === 'DUE' && amount.isZero();
   const invoice = await repo.insertInvoice(tx, {
     id: newId(),
@@ -35,7 +35,7 @@ export async function raiseInvoice(tx: Tx, input: RaiseInvoiceInput) {
     customer_id: input.subscription.customer_id,
     status: settledAtOnce ? 'PAID' : input.status,
     type: input.type,
-    amount: amount.toFixed(2),
+    amount: amount.toFixed(),
     currency: input.currency,
     due_date: input.dueDate,
     period_start: input.period.start,
@@ -52,25 +52,27 @@ export async function raiseInvoice(tx: Tx, input: RaiseInvoiceInput) {
 /** Finalises a PENDING (in-arrears) invoice: adds its lines and makes it DUE for their total. */
 export async function finaliseInvoice(tx: Tx, invoice: repo.InvoiceRow, lines: InvoiceLine[], now: Date) {
   const existing = (await repo.listInvoiceItems(tx, invoice.account_id, [invoice.id])).length;
-  const rounded = roundLines(lines);
+  const rounded = roundLines(lines, invoice.currency);
   await insertLines(tx, invoice, rounded, existing, now);
-  const amount = sumLines(rounded, dec(invoice.amount));
+  const amount = sumLines(rounded, Money.of(invoice.amount, invoice.currency));
   const settled = amount.isZero();
-  return repo.updateInvoice(tx, { ...invoice, amount: amount.toFixed(2), status: settled ? 'PAID' : 'DUE', paid_at: settled ? now : null, modified_at: now });
+  return repo.updateInvoice(tx, { ...invoice, amount: amount.toFixed(), status: settled ? 'PAID' : 'DUE', paid_at: settled ? now : null, modified_at: now });
 }
 
-/** Each line is rounded on its own (2 dp HALF_UP); totals are sums of rounded lines. */
-const roundLines = (lines: InvoiceLine[]) => lines.map((l) => ({ ...l, amount: roundMoney(l.amount) }));
-const sumLines = (lines: InvoiceLine[], start: Decimal) => lines.reduce((sum, l) => sum.plus(l.amount), start);
+type RoundedLine = Omit<InvoiceLine, 'amount'> & { amount: Money };
 
-async function insertLines(tx: Tx, invoice: repo.InvoiceRow, lines: InvoiceLine[], firstPosition: number, now: Date) {
+/** Each line is rounded on its own to the currency's minor units (HALF_UP); totals are sums of rounded lines. */
+const roundLines = (lines: InvoiceLine[], currency: string): RoundedLine[] => lines.map((l) => ({ ...l, amount: Money.of(l.amount, currency).rounded() }));
+const sumLines = (lines: RoundedLine[], start: Money) => lines.reduce((sum, l) => sum.plus(l.amount), start);
+
+async function insertLines(tx: Tx, invoice: repo.InvoiceRow, lines: RoundedLine[], firstPosition: number, now: Date) {
   const items = lines.map((l, i) => ({
     id: newId(),
     account_id: invoice.account_id,
     invoice_id: invoice.id,
     position: firstPosition + i,
     feature_id: l.featureId ?? null,
-    charge_amount: l.amount.toFixed(2),
+    charge_amount: l.amount.toFixed(),
     description: l.description,
     created_at: now,
     modified_at: now,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dec } from '../../platform/money.js';
+import { Money, dec } from '../../platform/money.js';
 import {
   computeCancellationCredit,
   computeElapsedFraction,
@@ -13,6 +13,7 @@ import {
 
 const at = (iso: string) => new Date(iso);
 const day = (iso: string) => at(`${iso}T00:00:00Z`);
+const usd = (amount: string) => Money.of(amount, 'USD');
 
 /** Follows rollovers from `first`, returning each period end as YYYY-MM-DD. */
 function chainEnds(first: Date, intervalMonths: number, anchorDay: number, count: number): string[] {
@@ -105,27 +106,37 @@ test('when now is before the start or after the end then the remaining ratio is 
 });
 
 test('when upgrading 30.00 → 60.00 with 10 of 30 days elapsed then the adjustment is 40.00 − 20.00 = 20.00', () => {
-  const p = computeUpgradeProration({ start, end, now: day('2026-04-11'), oldPrice: dec('30.00'), newPrice: dec('60.00') });
+  const p = computeUpgradeProration({ start, end, now: day('2026-04-11'), oldPrice: usd('30.00'), newPrice: usd('60.00') });
   assert.equal(p.ratio.toFixed(), '0.66666667');
-  assert.equal(p.newCharge.toFixed(2), '40.00');
-  assert.equal(p.oldCredit.toFixed(2), '-20.00');
-  assert.equal(p.amount.toFixed(2), '20.00');
+  assert.equal(p.newCharge.toFixed(), '40.00');
+  assert.equal(p.oldCredit.toFixed(), '-20.00');
+  assert.equal(p.amount.toFixed(), '20.00');
 });
 
 test('when proration lines round then the amount is the difference of the rounded lines', () => {
   // ratio 0.5: 0.5 × 10.01 = 5.005 → 5.01 and 0.5 × 0.01 = 0.005 → 0.01, so 5.00, not round(5.000)
-  const p = computeUpgradeProration({ start, end, now: day('2026-04-16'), oldPrice: dec('0.01'), newPrice: dec('10.01') });
+  const p = computeUpgradeProration({ start, end, now: day('2026-04-16'), oldPrice: usd('0.01'), newPrice: usd('10.01') });
   assert.equal(p.ratio.toFixed(), '0.5');
-  assert.equal(p.newCharge.toFixed(2), '5.01');
-  assert.equal(p.oldCredit.toFixed(2), '-0.01');
-  assert.equal(p.amount.toFixed(2), '5.00');
+  assert.equal(p.newCharge.toFixed(), '5.01');
+  assert.equal(p.oldCredit.toFixed(), '-0.01');
+  assert.equal(p.amount.toFixed(), '5.00');
 });
 
 test('when cancelling immediately then the credit is minus the remaining share of the price, 2 dp', () => {
-  assert.equal(computeCancellationCredit({ start, end, now: day('2026-04-11'), price: dec('29.99') }).toFixed(2), '-19.99');
-  const none = computeCancellationCredit({ start, end, now: end, price: dec('29.99') });
-  assert.equal(none.toFixed(), '0');
-  assert.equal(none.isNegative(), false, 'no negative zero on a credit line');
+  assert.equal(computeCancellationCredit({ start, end, now: day('2026-04-11'), price: usd('29.99') }).toFixed(), '-19.99');
+  const none = computeCancellationCredit({ start, end, now: end, price: usd('29.99') });
+  assert.equal(none.toFixed(), '0.00');
+  assert.equal(none.amount.isNegative(), false, 'no negative zero on a credit line');
+});
+
+test('when the plans are priced in JPY or KWD then proration rounds to 0 or 3 places, HALF_UP', () => {
+  // ratio 0.5 (15 of 30 days left)
+  const jpy = computeUpgradeProration({ start, end, now: day('2026-04-16'), oldPrice: Money.of('999', 'JPY'), newPrice: Money.of('1001', 'JPY') });
+  assert.deepEqual([jpy.newCharge.toFixed(), jpy.oldCredit.toFixed(), jpy.amount.toFixed()], ['501', '-500', '1'], '500.5 → 501, 499.5 → 500');
+  const kwd = computeUpgradeProration({ start, end, now: day('2026-04-16'), oldPrice: Money.of('0.001', 'KWD'), newPrice: Money.of('10.001', 'KWD') });
+  assert.deepEqual([kwd.newCharge.toFixed(), kwd.oldCredit.toFixed(), kwd.amount.toFixed()], ['5.001', '-0.001', '5.000']);
+  assert.equal(computeCancellationCredit({ start, end, now: day('2026-04-11'), price: Money.of('2999', 'JPY') }).toFixed(), '-1999', '2999 × 0.66666667 = 1999.33…');
+  assert.equal(computeCancellationCredit({ start, end, now: day('2026-04-11'), price: Money.of('29.999', 'KWD') }).toFixed(), '-19.999');
 });
 
 test('when computing the elapsed fraction then it is 6 dp half-up and clamped to [0, 1]', () => {

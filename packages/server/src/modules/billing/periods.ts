@@ -1,4 +1,4 @@
-import { Decimal, dec, roundMoney } from '../../platform/money.js';
+import { Decimal, Money, dec } from '../../platform/money.js';
 
 /**
  * Billing-period arithmetic (contract §6.1, §6.3, §4.12). Periods are half-open [start, end) in UTC.
@@ -80,35 +80,25 @@ export function computeElapsedFraction(start: Date, end: Date, now: Date): Decim
   return shareOfPeriod(now.getTime() - start.getTime(), start, end, 6);
 }
 
-/** Avoids "-0" reaching an invoice line when the ratio is 0. */
-function negate(value: Decimal): Decimal {
-  return value.isZero() ? dec(0) : value.neg();
-}
-
-/** Lines of an in-advance → in-advance upgrade (§6.3). Each line is rounded to 2 dp before netting. */
-export type UpgradeProration = { ratio: Decimal; oldCredit: Decimal; newCharge: Decimal; amount: Decimal };
+/** Lines of an in-advance → in-advance upgrade (§6.3), each rounded to the currency's minor units before netting. */
+export type UpgradeProration = { ratio: Decimal; oldCredit: Money; newCharge: Money; amount: Money };
 
 /**
  * Upgrade proration when both plans bill in advance: the unused share of the old price is credited
- * and the same share of the new price charged. Rounding each line first keeps the invoice amount
- * equal to the sum of its lines: amount = roundMoney(ratio×new) − roundMoney(ratio×old).
+ * and the same share of the new price charged. Rounding each line first (HALF_UP to the currency's
+ * minor units) keeps the invoice amount equal to the sum of its lines:
+ * amount = round(ratio×new) − round(ratio×old). Both prices must be in one currency.
  */
-export function computeUpgradeProration(input: {
-  start: Date;
-  end: Date;
-  now: Date;
-  oldPrice: Decimal;
-  newPrice: Decimal;
-}): UpgradeProration {
+export function computeUpgradeProration(input: { start: Date; end: Date; now: Date; oldPrice: Money; newPrice: Money }): UpgradeProration {
   const ratio = computeRemainingRatio(input.start, input.end, input.now);
-  const newCharge = roundMoney(ratio.times(input.newPrice));
-  const oldCredit = negate(roundMoney(ratio.times(input.oldPrice)));
+  const newCharge = input.newPrice.times(ratio).rounded();
+  const oldCredit = input.oldPrice.times(ratio).rounded().negated();
   return { ratio, oldCredit, newCharge, amount: newCharge.plus(oldCredit) };
 }
 
-/** Immediate-cancel refund for an in-advance plan: −roundMoney(remainingRatio × price) (§6.3). */
-export function computeCancellationCredit(input: { start: Date; end: Date; now: Date; price: Decimal }): Decimal {
-  return negate(roundMoney(computeRemainingRatio(input.start, input.end, input.now).times(input.price)));
+/** Immediate-cancel refund for an in-advance plan: −round(remainingRatio × price) in the price's currency (§6.3). */
+export function computeCancellationCredit(input: { start: Date; end: Date; now: Date; price: Money }): Money {
+  return input.price.times(computeRemainingRatio(input.start, input.end, input.now)).rounded().negated();
 }
 
 /** Below this elapsed share a linear projection is mostly noise, so none is given (§4.12). */

@@ -4,7 +4,7 @@ import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError, invalid, notFound } from '../../platform/errors/app-error.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import { dec } from '../../platform/money.js';
+import { Money, dec } from '../../platform/money.js';
 import * as catalogRepo from '../catalog/index.js';
 import type { PlanRow } from '../catalog/index.js';
 import { resolveCallerCustomer } from '../customers/index.js';
@@ -142,7 +142,7 @@ export async function cancelSubscription(ctx: AppContext, principal: Principal, 
     await repo.cancelPendingChanges(tx, principal.accountId, subscription.id);
     const price = dec(plan.price_amount ?? '0');
     if (wasPaid && plan.billing_timing === 'IN_ADVANCE' && price.gt(0)) {
-      const credit = computeCancellationCredit({ start: subscription.current_period_start, end: subscription.current_period_end, now, price });
+      const credit = computeCancellationCredit({ start: subscription.current_period_start, end: subscription.current_period_end, now, price: Money.of(price, plan.currency) });
       if (!credit.isZero()) {
         await raiseInvoice(tx, {
           subscription: ended,
@@ -151,7 +151,7 @@ export async function cancelSubscription(ctx: AppContext, principal: Principal, 
           currency: plan.currency,
           dueDate: now,
           period: { start: subscription.current_period_start, end: subscription.current_period_end },
-          lines: [{ description: `Refund for unused period: ${plan.name ?? plan.key}`, amount: credit }],
+          lines: [{ description: `Refund for unused period: ${plan.name ?? plan.key}`, amount: credit.amount }],
           now,
         });
       }
@@ -186,6 +186,7 @@ export async function changePlan(ctx: AppContext, principal: Principal, subscrip
     if (to.status !== 'ACTIVE') throw invalid(`Cannot change to plan: status is ${to.status}, only ACTIVE plans accept subscriptions`);
     if (to.billing_timing !== from.billing_timing) throw invalid('Cannot change between IN_ADVANCE and IN_ARREARS plans');
     if (to.interval_months !== from.interval_months) throw invalid('Cannot change to a plan with a different intervalMonths');
+    if (to.currency !== from.currency) throw invalid('Cannot change to a plan with a different currency');
     await repo.cancelPendingChanges(tx, principal.accountId, subscription.id);
     const change = await repo.insertPlanChange(tx, {
       id: newId(),
@@ -206,8 +207,8 @@ export async function changePlan(ctx: AppContext, principal: Principal, subscrip
         start: subscription.current_period_start,
         end: subscription.current_period_end,
         now,
-        oldPrice: dec(from.price_amount ?? '0'),
-        newPrice: dec(to.price_amount ?? '0'),
+        oldPrice: Money.of(from.price_amount ?? '0', from.currency),
+        newPrice: Money.of(to.price_amount ?? '0', to.currency),
       });
       const { invoice } = await raiseInvoice(tx, {
         subscription: swapped,
@@ -217,8 +218,8 @@ export async function changePlan(ctx: AppContext, principal: Principal, subscrip
         dueDate: now,
         period: { start: now, end: subscription.current_period_end },
         lines: [
-          { description: `Credit from old plan: ${from.name ?? from.key}`, amount: proration.oldCredit },
-          { description: `Credit from new plan: ${to.name ?? to.key}`, amount: proration.newCharge },
+          { description: `Credit from old plan: ${from.name ?? from.key}`, amount: proration.oldCredit.amount },
+          { description: `Credit from new plan: ${to.name ?? to.key}`, amount: proration.newCharge.amount },
         ],
         now,
       });

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { CURRENCY_CODES, MAX_MINOR_UNITS } from '../../platform/currency.js';
 import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
 
 const metadata = z.record(z.string(), z.unknown());
-/** Largest plan base price (README "Bounds"): with usage lines it must fit an invoice, numeric(18,2). */
+/** Largest plan base price (README "Bounds"): with usage lines it must fit an invoice, numeric(20,4) (16 integer digits). */
 export const MAX_PLAN_PRICE = '1000000000000';
-const currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD');
+const currency = z.enum(CURRENCY_CODES as [string, ...string[]], { error: 'must be an ISO 4217 code such as USD' });
 
 export const FeatureCreateSchema = z.object({
   name: z.string({ error: 'Feature name cannot be null' }).trim().min(1, 'Feature name cannot be blank').max(255),
@@ -36,7 +37,12 @@ export const PlanCreateSchema = z.object({
   key: z.string({ error: 'Plan key cannot be null' }).trim().min(1, 'Plan key cannot be blank').max(128),
   name: z.string().trim().min(1).max(255).nullish(),
   description: z.string().max(4000).nullish(),
-  priceAmount: decimalInput({ min: 0, max: MAX_PLAN_PRICE, maxScale: 2, description: 'Base price per period.' }).nullish(),
+  priceAmount: decimalInput({
+    min: 0,
+    max: MAX_PLAN_PRICE,
+    maxScale: MAX_MINOR_UNITS,
+    description: "Base price per period, with at most the currency's ISO 4217 minor units (JPY 0, USD 2, KWD 3), else 400.",
+  }).nullish(),
   intervalMonths: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(120).nullish(),
   billingTiming: z.enum(['IN_ADVANCE', 'IN_ARREARS']).optional(),
   currency: currency.optional(),

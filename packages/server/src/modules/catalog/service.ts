@@ -2,9 +2,10 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/database.js';
 import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
 import { withTransaction } from '../../platform/db/transaction.js';
-import { AppError, conflict, invalid, notFound } from '../../platform/errors/app-error.js';
+import { AppError, conflict, invalid, invalidField, notFound } from '../../platform/errors/app-error.js';
 import { newId } from '../../platform/ids.js';
-import { dec } from '../../platform/money.js';
+import { Money, dec, type Decimal } from '../../platform/money.js';
+import { minorUnits } from '../../platform/currency.js';
 import { ACTIVE_PLAN_IMMUTABLE, checkActivation, checkPlanTransition } from './domain.js';
 import { planCreditAllocations } from './extensions.js';
 import * as repo from './repo.js';
@@ -132,7 +133,7 @@ export async function createPlan(ctx: AppContext, accountId: string, input: Plan
       key: input.key,
       name: input.name ?? null,
       description: input.description ?? null,
-      price_amount: input.priceAmount == null ? null : input.priceAmount.toFixed(2),
+      price_amount: planPrice(input.priceAmount ?? null, input.currency ?? 'USD'),
       currency: input.currency ?? 'USD',
       interval_months: input.intervalMonths ?? null,
       billing_timing: input.billingTiming ?? 'IN_ADVANCE',
@@ -145,6 +146,21 @@ export async function createPlan(ctx: AppContext, accountId: string, input: Plan
   } catch (err) {
     throw planUniqueError(err, input);
   }
+}
+
+/**
+ * The stored text of a plan price in its currency: at most the currency's ISO 4217 minor units
+ * (JPY 0, USD 2, KWD 3), refused (never rounded) beyond them. Checked on every write, so a PATCH of
+ * the currency alone cannot leave a price with more places than its new currency has.
+ */
+function planPrice(price: Decimal | string | null, currency: string): string | null {
+  if (price === null) return null;
+  const money = Money.of(price, currency);
+  if (!money.fitsMinorUnits()) {
+    const places = minorUnits(currency);
+    throw invalidField('priceAmount', `must have at most ${places} decimal place${places === 1 ? '' : 's'} for ${currency}`);
+  }
+  return money.toFixed();
 }
 
 function planUniqueError(err: unknown, input: { key?: string | undefined; name?: string | null | undefined }): unknown {
@@ -160,6 +176,12 @@ export async function getPlan(ctx: AppContext, accountId: string, id: string) {
   return row;
 }
 
+/** Stored values compare as text, except the price, which compares as a number ("30.00" is "30.0000"). */
+function sameValue(column: (typeof ACTIVE_PLAN_IMMUTABLE)[number][1], a: repo.PlanRow, b: repo.PlanRow): boolean {
+  if (column !== 'price_amount') return String(a[column]) === String(b[column]);
+  return a.price_amount === null || b.price_amount === null ? a.price_amount === b.price_amount : dec(a.price_amount).eq(dec(b.price_amount));
+}
+
 /** PATCH: only the fields sent change; status drives the transitions and activation checks. */
 export async function updatePlan(ctx: AppContext, accountId: string, id: string, input: PlanUpdate) {
   return withTransaction(ctx.db, async (tx) => {
@@ -170,7 +192,7 @@ export async function updatePlan(ctx: AppContext, accountId: string, id: string,
       key: input.key ?? current.key,
       name: input.name === undefined ? current.name : input.name,
       description: input.description === undefined ? current.description : input.description,
-      price_amount: input.priceAmount === undefined ? current.price_amount : input.priceAmount === null ? null : input.priceAmount.toFixed(2),
+      price_amount: planPrice(input.priceAmount === undefined ? current.price_amount : input.priceAmount, input.currency ?? current.currency),
       interval_months: input.intervalMonths === undefined ? current.interval_months : input.intervalMonths,
       billing_timing: input.billingTiming ?? current.billing_timing,
       currency: input.currency ?? current.currency,
@@ -185,7 +207,7 @@ export async function updatePlan(ctx: AppContext, accountId: string, id: string,
     }
     if (current.status === 'ACTIVE') {
       for (const [field, column] of ACTIVE_PLAN_IMMUTABLE) {
-        if (input[field] !== undefined && String(next[column]) !== String(current[column])) {
+        if (input[field] !== undefined && !sameValue(column, next, current)) {
           throw invalid(`Cannot change '${field}' on an ACTIVE plan`);
         }
       }

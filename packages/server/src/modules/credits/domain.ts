@@ -1,4 +1,4 @@
-import { Decimal, dec } from '../../platform/money.js';
+import { Decimal, dec, floorCredits } from '../../platform/money.js';
 
 /**
  * Pure credit rules: FIFO draw plans, draw-down across pools, rollover and pool status. They take
@@ -96,7 +96,7 @@ export function poolStatusAfter(status: 'ACTIVE' | 'FROZEN' | 'DEPLETED' | 'ARCH
 
 /** Credits → usage units they cover (for the event context): FLOOR at 6 dp. */
 export function coveredUsage(credits: Decimal, weight: Decimal): Decimal {
-  return credits.div(weight).toDecimalPlaces(6, Decimal.ROUND_FLOOR);
+  return floorCredits(credits.div(weight));
 }
 
 function minOf(a: Decimal, b: Decimal) {
