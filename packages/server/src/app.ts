@@ -23,7 +23,7 @@ import { registerIdempotency } from './platform/http/idempotency.js';
 import { assertCleanStrings, assertJsonDepth, MAX_PATH_PARAM_LENGTH, registerInputGuards } from './platform/http/input-guard.js';
 import { parseJson, stringifyJson } from './platform/http/json.js';
 import { allowedMethodsFrom } from './platform/http/route-methods.js';
-import { describeRouteForOpenApi, OPENAPI_DOCUMENT } from './platform/http/openapi.js';
+import { describeRouteForOpenApi, OPENAPI_DOCUMENT, openApiServers, withoutUnusedComponents } from './platform/http/openapi.js';
 
 export type BuildAppOptions = {
   /** Where logs go (default stdout); tests capture them. */
@@ -84,9 +84,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerErrorHandling(app, allowedMethodsFrom(routeTable));
   registerInputGuards(app);
   await app.register(swagger, {
-    openapi: OPENAPI_DOCUMENT,
+    openapi: { ...OPENAPI_DOCUMENT, servers: openApiServers(config.publicBaseUrl, config.port) },
     transform: createJsonSchemaTransform({ skipList: [] }),
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => withoutUnusedComponents(jsonSchemaTransformObject(input)),
   });
   await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/v3/api-docs' } as object });
   app.decorate('routeTable', routeTable);

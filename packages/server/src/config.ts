@@ -22,6 +22,7 @@ const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
+  APP_PUBLIC_BASE_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(v), 'must be an http(s) URL such as https://billing.example.com'),
   DATABASE_URL: optionalString,
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
@@ -47,6 +48,8 @@ export type Config = Readonly<{
   isProduction: boolean;
   port: number;
   host: string;
+  /** Public origin of this service (APP_PUBLIC_BASE_URL); undefined = the request's own origin. */
+  publicBaseUrl: string | undefined;
   database: { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
   jwtSecret: string;
   secretsKey: string;
@@ -94,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     isProduction: e.NODE_ENV === 'production',
     port: e.PORT,
     host: e.HOST,
+    publicBaseUrl: e.APP_PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     database: e.DATABASE_URL
       ? { kind: 'postgres' as const, url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
       : { kind: 'pglite' as const, dataDir },

@@ -12,7 +12,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Authentication'],
-          summary: 'Log in with an operator username and password; returns a JWT for the Admin API',
+          operationId: 'logIn', summary: 'Log in with an operator username and password; returns a JWT for the Admin API',
           body: LoginRequestSchema,
           response: { 200: envelopeSchema(LoginResponseSchema) },
         },
@@ -25,7 +25,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Account'],
-          summary: "The account's tenant key, masked",
+          operationId: 'getTenantApiKey', summary: "The account's tenant key, masked",
           response: { 200: envelopeSchema(ApiKeySchema) },
         },
       },
@@ -37,7 +37,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Account'],
-          summary: 'Rotate the tenant key: returns the new key once and revokes every earlier one',
+          operationId: 'rotateTenantApiKey', summary: 'Rotate the tenant key: returns the new key once and revokes every earlier one',
           response: { 200: envelopeSchema(ApiKeySchema) },
         },
       },
@@ -49,7 +49,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Account'],
-          summary: "Change the logged-in operator's password",
+          operationId: 'changePassword', summary: "Change the logged-in operator's password",
           body: ChangePasswordRequestSchema,
           response: { 200: emptyEnvelopeSchema },
         },

@@ -27,12 +27,12 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     const base = '/api/v1/client';
     app.post(`${base}/subscriptions`, {
       config: { customerKey: 'purchase' },
-      schema: { tags, summary: 'Subscribe a customer to an ACTIVE plan (a DUE invoice is raised for paid plans)', body: SubscribeRequestSchema, response: { 201: envelopeSchema(SubscribeResultSchema) } },
+      schema: { tags, operationId: 'createSubscription', summary: 'Subscribe a customer to an ACTIVE plan (a DUE invoice is raised for paid plans)', body: SubscribeRequestSchema, response: { 201: envelopeSchema(SubscribeResultSchema) } },
     }, async (request, reply) => reply.code(201).send(ok(await subscriptions.subscribe(ctx, principalOf(request), request.body))));
 
     app.post(`${base}/subscriptions/cancellation/:subscriptionId`, {
       config: { customerKey: 'read' },
-      schema: { tags, summary: 'Cancel at period end (default) or immediately', params: SubscriptionIdParams, querystring: CancelQuerySchema, response: { 200: emptyEnvelopeSchema } },
+      schema: { tags, operationId: 'cancelSubscription', summary: 'Cancel at period end (default) or immediately', params: SubscriptionIdParams, querystring: CancelQuerySchema, response: { 200: emptyEnvelopeSchema } },
     }, async (request) => {
       await subscriptions.cancelSubscription(ctx, principalOf(request), request.params.subscriptionId, request.query.cancelMode);
       return okEmpty();
@@ -40,7 +40,7 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.delete(`${base}/subscriptions/cancellation/:subscriptionId/scheduled`, {
       config: { customerKey: 'read' },
-      schema: { tags, summary: 'Undo a scheduled end-of-period cancellation', params: SubscriptionIdParams, response: { 200: emptyEnvelopeSchema } },
+      schema: { tags, operationId: 'undoSubscriptionCancellation', summary: 'Undo a scheduled end-of-period cancellation', params: SubscriptionIdParams, response: { 200: emptyEnvelopeSchema } },
     }, async (request) => {
       await subscriptions.undoScheduledCancellation(ctx, principalOf(request), request.params.subscriptionId);
       return okEmpty();
@@ -48,23 +48,23 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post(`${base}/subscriptions/:subscriptionId/plan-change`, {
       config: { customerKey: 'purchase' },
-      schema: { tags, summary: 'Upgrade now (prorated) or downgrade at period end', params: SubscriptionIdParams, body: PlanChangeRequestSchema, response: { 200: envelopeSchema(z.object({ subscription: SubscriptionSchema.nullable(), invoice: InvoiceSchema.nullable() })) } },
+      schema: { tags, operationId: 'changeSubscriptionPlan', summary: 'Upgrade now (prorated) or downgrade at period end', params: SubscriptionIdParams, body: PlanChangeRequestSchema, response: { 200: envelopeSchema(z.object({ subscription: SubscriptionSchema.nullable(), invoice: InvoiceSchema.nullable() })) } },
     }, async (request) => ok(await subscriptions.changePlan(ctx, principalOf(request), request.params.subscriptionId, request.body)));
 
     app.delete(`${base}/subscriptions/:subscriptionId/plan-change/scheduled`, {
       config: { customerKey: 'read' },
-      schema: { tags, summary: 'Cancel a pending scheduled plan change', params: SubscriptionIdParams, response: { 200: emptyEnvelopeSchema } },
+      schema: { tags, operationId: 'cancelScheduledPlanChange', summary: 'Cancel a pending scheduled plan change', params: SubscriptionIdParams, response: { 200: emptyEnvelopeSchema } },
     }, async (request) => {
       await subscriptions.cancelScheduledPlanChange(ctx, principalOf(request), request.params.subscriptionId);
       return okEmpty();
     });
 
     app.get(`${base}/billing/invoices/:ref`, {
-      schema: { tags, summary: "A customer's invoices, newest first", params: RefParams, querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(InvoiceSchema)) } },
+      schema: { tags, operationId: 'listCustomerInvoices', summary: "A customer's invoices, newest first", params: RefParams, querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(InvoiceSchema)) } },
     }, async (request) => ok(await invoices.listCustomerInvoicePage(ctx, accountIdOf(request), request.params.ref, request.query)));
 
     app.post(`${base}/billing/invoices/:invoiceId/mark-paid`, {
-      schema: { tags, summary: 'Settle a DUE invoice (no payment processor connected)', params: InvoiceIdParams, response: { 200: envelopeSchema(InvoiceSchema) } },
+      schema: { tags, operationId: 'markInvoicePaid', summary: 'Settle a DUE invoice (no payment processor connected)', params: InvoiceIdParams, response: { 200: envelopeSchema(InvoiceSchema) } },
     }, async (request) => ok(await invoices.markInvoicePaid(ctx, accountIdOf(request), request.params.invoiceId)));
   };
 }
@@ -76,16 +76,16 @@ export function billingAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     const base = '/api/v1/monetization';
     app.get(`${base}/billing/invoices`, {
-      schema: { tags: adminTags, summary: 'Invoices of the account, newest first', querystring: z.object({ onlyDue: queryBoolean.optional(), customerId: z.uuid().optional() }), response: { 200: envelopeSchema(z.array(InvoiceSchema)) } },
+      schema: { tags: adminTags, operationId: 'listInvoices', summary: 'Invoices of the account, newest first', querystring: z.object({ onlyDue: queryBoolean.optional(), customerId: z.uuid().optional() }), response: { 200: envelopeSchema(z.array(InvoiceSchema)) } },
     }, async (request) => ok(await invoices.listAccountInvoices(ctx, accountIdOf(request), request.query)));
     app.get(`${base}/billing/invoices/:invoiceId`, {
-      schema: { tags: adminTags, summary: 'An invoice with its lines', params: InvoiceIdParams, response: { 200: envelopeSchema(InvoiceSchema) } },
+      schema: { tags: adminTags, operationId: 'getInvoice', summary: 'An invoice with its lines', params: InvoiceIdParams, response: { 200: envelopeSchema(InvoiceSchema) } },
     }, async (request) => ok(await invoices.getInvoice(ctx, accountIdOf(request), request.params.invoiceId)));
     app.patch(`${base}/billing/invoices/:invoiceId`, {
-      schema: { tags: adminTags, summary: 'Mark an invoice paid', params: InvoiceIdParams, response: { 200: envelopeSchema(InvoiceSchema) } },
+      schema: { tags: adminTags, operationId: 'markInvoicePaidAdmin', summary: 'Mark an invoice paid', params: InvoiceIdParams, response: { 200: envelopeSchema(InvoiceSchema) } },
     }, async (request) => ok(await invoices.markInvoicePaid(ctx, accountIdOf(request), request.params.invoiceId)));
     app.get(`${base}/subscriptions/:subscriptionId`, {
-      schema: { tags: adminTags, summary: 'A subscription', params: SubscriptionIdParams, response: { 200: envelopeSchema(SubscriptionSchema) } },
+      schema: { tags: adminTags, operationId: 'getSubscription', summary: 'A subscription', params: SubscriptionIdParams, response: { 200: envelopeSchema(SubscriptionSchema) } },
     }, async (request) => ok(await subscriptions.getSubscriptionView(ctx, accountIdOf(request), request.params.subscriptionId)));
   };
 }

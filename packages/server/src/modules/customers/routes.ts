@@ -16,13 +16,13 @@ async function withSubscriptions(ctx: AppContext, row: service.CustomerRow) {
 
 export function customerClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    app.post('/api/v1/client/customers', { schema: { tags, summary: 'Create a customer', body: CustomerCreateSchema, response: { 201: envelopeSchema(ClientCustomerSchema) } } },
+    app.post('/api/v1/client/customers', { schema: { tags, operationId: 'createCustomer', summary: 'Create a customer', body: CustomerCreateSchema, response: { 201: envelopeSchema(ClientCustomerSchema) } } },
       async (request, reply) => reply.code(201).send(ok(service.toClientCustomer(await service.createCustomer(ctx, accountIdOf(request), request.body)))));
-    app.get('/api/v1/client/customers', { schema: { tags, summary: 'List customers, optionally by customerReferenceId', querystring: pageQuerySchema.extend(CustomerListQuery.shape), response: { 200: envelopeSchema(pageSchema(ClientCustomerSchema)) } } },
+    app.get('/api/v1/client/customers', { schema: { tags, operationId: 'listCustomers', summary: 'List customers, optionally by customerReferenceId', querystring: pageQuerySchema.extend(CustomerListQuery.shape), response: { 200: envelopeSchema(pageSchema(ClientCustomerSchema)) } } },
       async (request) => ok(await service.listCustomerPage(ctx, accountIdOf(request), request.query.customerReferenceId, request.query)));
-    app.get('/api/v1/client/customers/:ref', { config: { customerKey: 'read' }, schema: { tags, summary: 'A customer with its subscriptions', params: RefParams, response: { 200: envelopeSchema(ClientCustomerSchema) } } },
+    app.get('/api/v1/client/customers/:ref', { config: { customerKey: 'read' }, schema: { tags, operationId: 'getCustomer', summary: 'A customer with its subscriptions', params: RefParams, response: { 200: envelopeSchema(ClientCustomerSchema) } } },
       async (request) => ok(await withSubscriptions(ctx, await service.resolveCallerCustomer(ctx.db, principalOf(request), request.params.ref))));
-    app.patch('/api/v1/client/customers/:ref', { schema: { tags, summary: 'Update a customer (only the fields sent)', params: RefParams, body: CustomerUpdateSchema, response: { 200: envelopeSchema(ClientCustomerSchema) } } },
+    app.patch('/api/v1/client/customers/:ref', { schema: { tags, operationId: 'updateCustomer', summary: 'Update a customer (only the fields sent)', params: RefParams, body: CustomerUpdateSchema, response: { 200: envelopeSchema(ClientCustomerSchema) } } },
       async (request) => {
         const row = await service.getCustomerByRef(ctx.db, accountIdOf(request), request.params.ref);
         return ok(await withSubscriptions(ctx, await service.updateCustomer(ctx, row, request.body)));
@@ -34,11 +34,11 @@ const adminTags = ['Customers (admin)'];
 
 export function customerAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    app.post('/api/v1/monetization/customers', { schema: { tags: adminTags, summary: 'Create a customer', body: CustomerCreateSchema, response: { 201: envelopeSchema(AdminCustomerSchema) } } },
+    app.post('/api/v1/monetization/customers', { schema: { tags: adminTags, operationId: 'createCustomerAdmin', summary: 'Create a customer', body: CustomerCreateSchema, response: { 201: envelopeSchema(AdminCustomerSchema) } } },
       async (request, reply) => reply.code(201).send(ok(service.toAdminCustomer(await service.createCustomer(ctx, accountIdOf(request), request.body)))));
-    app.get('/api/v1/monetization/customers', { schema: { tags: adminTags, summary: 'Customers of the account', response: { 200: envelopeSchema(z.array(AdminCustomerSchema)) } } },
+    app.get('/api/v1/monetization/customers', { schema: { tags: adminTags, operationId: 'listCustomersAdmin', summary: 'Customers of the account', response: { 200: envelopeSchema(z.array(AdminCustomerSchema)) } } },
       async (request) => ok((await service.listAllCustomers(ctx, accountIdOf(request))).map(service.toAdminCustomer)));
-    app.get('/api/v1/monetization/customers/:id', { schema: { tags: adminTags, summary: 'A customer by internal id', params: z.object({ id: z.uuid() }), response: { 200: envelopeSchema(AdminCustomerSchema) } } },
+    app.get('/api/v1/monetization/customers/:id', { schema: { tags: adminTags, operationId: 'getCustomerAdmin', summary: 'A customer by internal id', params: z.object({ id: z.uuid() }), response: { 200: envelopeSchema(AdminCustomerSchema) } } },
       async (request) => ok(service.toAdminCustomer(await service.getCustomerById(ctx.db, accountIdOf(request), request.params.id))));
   };
 }

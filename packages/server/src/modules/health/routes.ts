@@ -10,13 +10,13 @@ export function healthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/healthz',
-      { schema: { tags: ['Operations'], summary: 'Liveness: the process is up', response: { 200: StatusSchema } } },
+      { schema: { tags: ['Operations'], operationId: 'checkLiveness', summary: 'Liveness: the process is up', response: { 200: StatusSchema } } },
       async () => ({ status: 'ok' as const }),
     );
     app.get(
       '/readyz',
       {
-        schema: { tags: ['Operations'], summary: 'Readiness: the database answers', response: { 200: StatusSchema } },
+        schema: { tags: ['Operations'], operationId: 'checkReadiness', summary: 'Readiness: the database answers', response: { 200: StatusSchema } },
       },
       async (request) => {
         try {

@@ -29,13 +29,13 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/v1/client/entitlements/:ref/:featureKey', {
       config: { customerKey: 'read' },
-      schema: { tags, summary: 'Is the customer entitled to the feature now?', params: EntitlementParams, querystring: EntitlementQuery, response: { 200: envelopeSchema(EntitlementResultSchema) } },
+      schema: { tags, operationId: 'checkEntitlement', summary: 'Is the customer entitled to the feature now?', params: EntitlementParams, querystring: EntitlementQuery, response: { 200: envelopeSchema(EntitlementResultSchema) } },
     }, async (request) =>
       ok(await checkEntitlement(ctx, principalOf(request), { customerReferenceId: request.params.ref, featureKey: request.params.featureKey, record: request.query.record })));
 
     app.post('/api/v1/client/entitlements', {
       config: { customerKey: 'read' },
-      schema: { tags, summary: 'Evaluate a proposed usage: entitlement, limit simulation and credit quote', body: EvaluateRequestSchema, response: { 200: envelopeSchema(EntitlementResultSchema) } },
+      schema: { tags, operationId: 'evaluateEntitlement', summary: 'Evaluate a proposed usage: entitlement, limit simulation and credit quote', body: EvaluateRequestSchema, response: { 200: envelopeSchema(EntitlementResultSchema) } },
     }, async (request) => {
       const usage = request.body.usage ?? request.body.track;
       return ok(
@@ -52,7 +52,7 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { customerKey: 'read' },
       schema: {
         tags,
-        summary: 'Ingest a usage event (409 on a repeated eventIdempotencyKey)',
+        operationId: 'ingestEvent', summary: 'Ingest a usage event (409 on a repeated eventIdempotencyKey)',
         body: EventRequestSchema,
         headers: z.object({ 'x-idempotency-key': z.string().min(1).max(255).optional() }).passthrough(),
         response: { 200: envelopeSchema(EventReceiptSchema), 201: envelopeSchema(EventReceiptSchema) },
@@ -64,7 +64,7 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/v1/client/customers/:ref/usage', {
       config: { customerKey: 'read' },
-      schema: { tags, summary: 'Current-period usage and projections (burndown)', params: RefParams, response: { 200: envelopeSchema(UsageReportSchema) } },
+      schema: { tags, operationId: 'getUsageReport', summary: 'Current-period usage and projections (burndown)', params: RefParams, response: { 200: envelopeSchema(UsageReportSchema) } },
     }, async (request) => ok(await getUsageReport(ctx, principalOf(request), request.params.ref)));
   };
 }
@@ -72,7 +72,7 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 export function usageAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/v1/tanso/events', {
-      schema: { tags: ['Usage events (admin)'], summary: 'Usage events with filters, newest first, paged', querystring: pageQuerySchema.extend(EventListQuery.shape), response: { 200: envelopeSchema(pageSchema(StoredEventSchema)) } },
+      schema: { tags: ['Usage events (admin)'], operationId: 'listUsageEvents', summary: 'Usage events with filters, newest first, paged', querystring: pageQuerySchema.extend(EventListQuery.shape), response: { 200: envelopeSchema(pageSchema(StoredEventSchema)) } },
     }, async (request) => ok(await listEventPage(ctx, accountIdOf(request), request.query)));
   };
 }

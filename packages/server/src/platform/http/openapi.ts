@@ -35,7 +35,40 @@ export function describeRouteForOpenApi(route: RouteOptions): void {
   const surface = surfaceOf(route.url);
   if (surface === 'client') schema.security = [{ ApiKeyHeader: [] }, { ApiKeyBearer: [] }];
   if (surface === 'admin') schema.security = [{ AdminJwt: [] }];
+  // Open routes (login, health) say so explicitly: no credential, not "unspecified".
+  if (surface === 'open') schema.security = [];
   const response = (schema.response ??= {});
   const statuses = surface === 'open' ? ERROR_STATUSES.common : [...ERROR_STATUSES.common, ...ERROR_STATUSES.authenticated];
   for (const status of statuses) response[status] ??= errorEnvelopeSchema;
+}
+
+/** `servers` of the document: the configured public origin, else this node's own port. */
+export function openApiServers(publicBaseUrl: string | undefined, port: number) {
+  return [{ url: publicBaseUrl ?? `http://localhost:${port}` }];
+}
+
+const SCHEMA_REF = /"\$ref":"#\/components\/schemas\/([^"]+)"/g;
+const refsIn = (value: unknown) => [...JSON.stringify(value ?? null).matchAll(SCHEMA_REF)].map((m) => decodeURIComponent(m[1]!));
+
+/**
+ * Drops schema components nothing references (fastify-type-provider-zod emits an `*Input` variant
+ * of every registered schema, used only when a request body names it). Keeps everything reachable
+ * from the paths and the other parts of the document, transitively.
+ */
+export function withoutUnusedComponents<T extends object>(document: T): T {
+  const doc = document as { components?: { schemas?: Record<string, unknown> } & Record<string, unknown> } & Record<string, unknown>;
+  const schemas = doc.components?.schemas;
+  if (!schemas) return document;
+  const { schemas: _all, ...otherComponents } = doc.components!;
+  const { components: _components, ...rest } = doc;
+  const used = new Set<string>();
+  const queue = [...refsIn(rest), ...refsIn(otherComponents)];
+  while (queue.length > 0) {
+    const name = queue.pop()!;
+    if (used.has(name) || !(name in schemas)) continue;
+    used.add(name);
+    queue.push(...refsIn(schemas[name]));
+  }
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
+  return { ...doc, components: { ...doc.components, schemas: kept } } as T;
 }

@@ -24,7 +24,7 @@ describe('OpenAPI, Swagger UI and health', () => {
       assert.ok(item, `${path} is documented`);
       for (const [method, op] of Object.entries<any>(item)) {
         const surface = surfaceOf(path);
-        const expected = surface === 'admin' ? [{ AdminJwt: [] }] : surface === 'client' ? [{ ApiKeyHeader: [] }, { ApiKeyBearer: [] }] : undefined;
+        const expected = surface === 'admin' ? [{ AdminJwt: [] }] : surface === 'client' ? [{ ApiKeyHeader: [] }, { ApiKeyBearer: [] }] : [];
         assert.deepEqual(op.security, expected, `${method} ${path}`);
         assert.ok(op.responses['200'], `${method} ${path} documents its success`);
         assert.ok(op.responses['400'], `${method} ${path} documents errors`);
@@ -45,6 +45,54 @@ describe('OpenAPI, Swagger UI and health', () => {
       assert.ok(op.responses['200'] || op.responses['201'], `${route.method} ${path} documents its success`);
       const surface = surfaceOf(route.url);
       if (surface !== 'open') assert.ok(op.security?.length > 0, `${route.method} ${path} names its security scheme`);
+      else assert.deepEqual(op.security, [], `${route.method} ${path} says it needs no credential`);
+    }
+  });
+
+  test('when the document is generated then every operation has a unique camelCase operationId', async () => {
+    const doc = (await svc.http.get('/v3/api-docs')).body;
+    const seen = new Map<string, string>();
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        assert.match(op.operationId ?? '', /^[a-z][a-zA-Z]+$/, `${where} has a camelCase operationId`);
+        assert.equal(seen.get(op.operationId), undefined, `${where} reuses the operationId of ${seen.get(op.operationId)}`);
+        seen.set(op.operationId, where);
+      }
+    }
+    assert.ok(seen.size > 40, `found ${seen.size} operations`);
+    for (const [id, where] of [['createCustomer', 'POST /api/v1/client/customers'], ['ingestEvent', 'POST /api/v1/client/events'], ['checkEntitlement', 'GET /api/v1/client/entitlements/{ref}/{featureKey}']]) {
+      assert.equal(seen.get(id!), where, `${id} names ${where}`);
+    }
+  });
+
+  test('when the document is generated then it names its server and every schema component is referenced', async () => {
+    const doc = (await svc.http.get('/v3/api-docs')).body;
+    assert.deepEqual(doc.servers, [{ url: `http://localhost:${svc.ctx.config.port}` }]);
+    const text = JSON.stringify({ ...doc, components: { ...doc.components, schemas: undefined } });
+    const schemas = doc.components.schemas as Record<string, unknown>;
+    const referenced = new Set<string>();
+    const walk = (t: string) => {
+      for (const m of t.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) {
+        if (!referenced.has(m[1]!)) {
+          referenced.add(m[1]!);
+          walk(JSON.stringify(schemas[m[1]!]));
+        }
+      }
+    };
+    walk(text);
+    assert.deepEqual(Object.keys(schemas).filter((name) => !referenced.has(name)), [], 'no unused component');
+    assert.ok(!Object.keys(schemas).some((name) => name.endsWith('Input')), 'no unused *Input variants');
+    assert.doesNotMatch(JSON.stringify(doc), /"anyOf":\[\{\},/, 'no anyOf with an empty schema (dates are string/date-time)');
+    assert.deepEqual(doc.components.schemas.Invoice.properties.paidAt, { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] });
+  });
+
+  test('when APP_PUBLIC_BASE_URL is set then the document names it as its server', async () => {
+    const other = await startTestService({ env: { APP_PUBLIC_BASE_URL: 'https://billing.example.com/' } });
+    try {
+      assert.deepEqual((await other.http.get('/v3/api-docs')).body.servers, [{ url: 'https://billing.example.com' }]);
+    } finally {
+      await other.close();
     }
   });
 

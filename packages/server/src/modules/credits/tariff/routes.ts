@@ -13,31 +13,31 @@ const admin = { tags: ['Credit tariff (admin)'] };
 export function tariffAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     const base = '/api/v1/monetization/credits';
-    app.post(`${base}/weights/publish`, { schema: { ...admin, summary: 'Publish a weight batch effective at a future instant (identical replay: the stored rows)', body: WeightPublishSchema, response: { 201: envelopeSchema(z.array(WeightSchema)) } } },
+    app.post(`${base}/weights/publish`, { schema: { ...admin, operationId: 'publishCreditWeights', summary: 'Publish a weight batch effective at a future instant (identical replay: the stored rows)', body: WeightPublishSchema, response: { 201: envelopeSchema(z.array(WeightSchema)) } } },
       async (request, reply) => {
         const principal = adminOf(request);
         return reply.code(201).send(ok(await service.publishWeights(ctx, principal.accountId, principal.username, request.body)));
       });
-    app.get(`${base}/weights`, { schema: { ...admin, summary: 'Current weight per (feature, model) plus scheduled rows', response: { 200: envelopeSchema(z.array(WeightSchema)) } } },
+    app.get(`${base}/weights`, { schema: { ...admin, operationId: 'listCreditWeights', summary: 'Current weight per (feature, model) plus scheduled rows', response: { 200: envelopeSchema(z.array(WeightSchema)) } } },
       async (request) => ok(await service.listWeights(ctx, accountIdOf(request))));
-    app.get(`${base}/weights/history`, { schema: { ...admin, summary: 'One (feature, model) weight chain, newest first', querystring: WeightHistoryQuery, response: { 200: envelopeSchema(z.array(WeightSchema)) } } },
+    app.get(`${base}/weights/history`, { schema: { ...admin, operationId: 'getCreditWeightHistory', summary: 'One (feature, model) weight chain, newest first', querystring: WeightHistoryQuery, response: { 200: envelopeSchema(z.array(WeightSchema)) } } },
       async (request) => ok(await service.weightHistory(ctx, accountIdOf(request), request.query.featureId, request.query.model)));
-    app.delete(`${base}/weights/:id`, { schema: { ...admin, summary: 'Delete a weight row not yet in effect', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
+    app.delete(`${base}/weights/:id`, { schema: { ...admin, operationId: 'deleteCreditWeight', summary: 'Delete a weight row not yet in effect', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
       async (request) => {
         await service.deleteWeight(ctx, accountIdOf(request), request.params.id);
         return okEmpty();
       });
 
-    app.post(`${base}/prices/publish`, { schema: { ...admin, summary: 'Publish a price batch effective at a future instant (identical replay: the stored rows)', body: PricePublishSchema, response: { 201: envelopeSchema(z.array(PriceSchema)) } } },
+    app.post(`${base}/prices/publish`, { schema: { ...admin, operationId: 'publishCreditPrices', summary: 'Publish a price batch effective at a future instant (identical replay: the stored rows)', body: PricePublishSchema, response: { 201: envelopeSchema(z.array(PriceSchema)) } } },
       async (request, reply) => {
         const principal = adminOf(request);
         return reply.code(201).send(ok(await service.publishPrices(ctx, principal.accountId, principal.username, request.body)));
       });
-    app.get(`${base}/prices`, { schema: { ...admin, summary: 'Current price per denomination plus scheduled rows', response: { 200: envelopeSchema(z.array(PriceSchema)) } } },
+    app.get(`${base}/prices`, { schema: { ...admin, operationId: 'listCreditPrices', summary: 'Current price per denomination plus scheduled rows', response: { 200: envelopeSchema(z.array(PriceSchema)) } } },
       async (request) => ok(await service.listPrices(ctx, accountIdOf(request))));
-    app.get(`${base}/prices/history`, { schema: { ...admin, summary: 'One denomination price chain, newest first', querystring: PriceHistoryQuery, response: { 200: envelopeSchema(z.array(PriceSchema)) } } },
+    app.get(`${base}/prices/history`, { schema: { ...admin, operationId: 'getCreditPriceHistory', summary: 'One denomination price chain, newest first', querystring: PriceHistoryQuery, response: { 200: envelopeSchema(z.array(PriceSchema)) } } },
       async (request) => ok(await service.priceHistory(ctx, accountIdOf(request), request.query.denomination)));
-    app.delete(`${base}/prices/:id`, { schema: { ...admin, summary: 'Delete a price row not yet in effect', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
+    app.delete(`${base}/prices/:id`, { schema: { ...admin, operationId: 'deleteCreditPrice', summary: 'Delete a price row not yet in effect', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
       async (request) => {
         await service.deletePrice(ctx, accountIdOf(request), request.params.id);
         return okEmpty();
@@ -48,7 +48,7 @@ export function tariffAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 /** Client API: prices in effect now (tenant key and customer keys). */
 export function tariffClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get('/api/v1/client/credits/prices', { config: { customerKey: 'read' }, schema: { tags: ['Credits'], summary: 'Price in effect now per priced denomination, paged', querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(PriceSchema)) } } },
+    app.get('/api/v1/client/credits/prices', { config: { customerKey: 'read' }, schema: { tags: ['Credits'], operationId: 'listCurrentCreditPrices', summary: 'Price in effect now per priced denomination, paged', querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(PriceSchema)) } } },
       async (request) => ok(await service.listPricesInEffect(ctx, accountIdOf(request), request.query)));
   };
 }
