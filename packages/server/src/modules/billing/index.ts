@@ -7,5 +7,5 @@ export * as billingEvents from './events.js';
 export type { PeriodPaid, PlanChanged, SubscriptionEnded } from './events.js';
 export { registerHooks } from './hooks.js';
 export { computeNextPeriod, projectEndOfPeriod } from './periods.js';
-export { findSubscription, listCustomerSubscriptions, type SubscriptionRow } from './repo.js';
+export { findInvoice, findSubscription, listCustomerSubscriptions, type SubscriptionRow } from './repo.js';
 export { billingAdminRoutes, billingClientRoutes } from './routes.js';

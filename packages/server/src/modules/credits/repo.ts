@@ -245,6 +245,15 @@ export const expiredGrants = (db: Executor, now: Date, after: string | null = nu
 
 // Transactions
 
+/**
+ * Whether the account has a usage event with this id. Credits may not import usage (ADR 0005), so
+ * this ownership check of a manual deduction's `eventId` reads the table directly.
+ */
+export async function usageEventExists(db: Executor, accountId: string, id: string): Promise<boolean> {
+  const row = await db.selectFrom('usage_events').select('id').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
+}
+
 export const findTransaction = (db: Executor, accountId: string, id: string) =>
   db.selectFrom('credit_transactions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 

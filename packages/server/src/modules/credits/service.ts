@@ -158,6 +158,21 @@ export async function unlinkPool(ctx: AppContext, accountId: string, poolId: str
 
 // Grants, deductions, reversals
 
+/**
+ * Every id a grant or deduction names must be one of this account's: another account's (or an
+ * unknown) subscription, customer, usage event or invoice is 404, checked before anything is written.
+ */
+async function requireOwnedReferences(
+  tx: Tx,
+  accountId: string,
+  refs: { subscriptionId?: string | undefined; customerId?: string | undefined; eventId?: string | undefined; invoiceId?: string | undefined },
+) {
+  if (refs.subscriptionId && !(await billingRepo.findSubscription(tx, accountId, refs.subscriptionId))) throw notFound(`Subscription not found: ${refs.subscriptionId}`);
+  if (refs.customerId) await getCustomerById(tx, accountId, refs.customerId);
+  if (refs.eventId && !(await repo.usageEventExists(tx, accountId, refs.eventId))) throw notFound(`Event not found: ${refs.eventId}`);
+  if (refs.invoiceId && !(await billingRepo.findInvoice(tx, accountId, refs.invoiceId))) throw notFound(`Invoice not found: ${refs.invoiceId}`);
+}
+
 /** Locks one pool of the account, or 404. */
 async function lockPool(tx: Tx, accountId: string, poolId: string) {
   const [pool] = await repo.lockPools(tx, accountId, [poolId]);
@@ -188,7 +203,7 @@ export async function createGrant(ctx: AppContext, accountId: string, input: Gra
         return { grant: toGrant(existing), replayed: true };
       }
     }
-    if (input.subscriptionId && !(await billingRepo.findSubscription(tx, accountId, input.subscriptionId))) throw notFound(`Subscription not found: ${input.subscriptionId}`);
+    await requireOwnedReferences(tx, accountId, input);
     let unitPrice = input.unitPrice ?? null;
     let currency = input.unitPrice ? (input.currency?.toUpperCase() ?? pool.currency ?? 'USD') : null;
     if (!unitPrice && input.grantType === 'PURCHASED') {
@@ -234,6 +249,7 @@ export async function createDeduction(ctx: AppContext, accountId: string, input:
         return toTransaction(existing);
       }
     }
+    await requireOwnedReferences(tx, accountId, input);
     if (pool.status === 'FROZEN') throw conflict(`Cannot deduct from frozen pool: ${pool.id}`);
     const grants = await repo.listLiveGrants(tx, accountId, [pool.id]);
     if (availableInGrants(grants.map((g) => ({ id: g.id, remaining: dec(g.remaining), expiresAt: g.expires_at })), now).lt(input.amount)) {
