@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { snapshotTables } from '../../snapshot.js';
 
 const TABLES = ['credit_models', 'plan_credit_allocations', 'credit_pools', 'credit_pool_links', 'credit_grants', 'credit_transactions', 'credit_transaction_draws', 'credit_weights', 'credit_prices'] as const;
 
@@ -27,11 +28,8 @@ describe('numeric bounds on credit amounts', () => {
   });
   after(() => svc.close());
 
-  async function counts() {
-    const out: Record<string, number> = {};
-    for (const t of TABLES) out[t] = Number((await svc.ctx.db.selectFrom(t).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
-    return out;
-  }
+  /** Every row of the tables, so an update is caught as well as an insert. */
+  const counts = () => snapshotTables(svc, TABLES);
 
   const post = (path: string, text: string) =>
     svc.http.post(`/api/v1/monetization${path}`, { rawBody: text, auth: token, headers: { 'content-type': 'application/json' } });

@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { findPriceAt } from '../../../src/modules/credits/tariff/service.js';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
-import { countRows, inMs, insertCreditModel, issueCustomerKey } from './tariff-helpers.js';
+import { snapshotTables } from '../../snapshot.js';
+import { inMs, insertCreditModel, issueCustomerKey } from './tariff-helpers.js';
 
 const HOUR = 3_600_000;
 const MISSING = '00000000-0000-7000-8000-000000000000';
@@ -34,7 +35,7 @@ describe('credit price book (admin API) and in-effect prices (client API)', () =
   after(() => svc.close());
 
   const publish = (body: unknown, as = m) => as.admin('POST', '/credits/prices/publish', body);
-  const count = () => countRows(svc, 'credit_prices');
+  const snapshot = () => snapshotTables(svc, ['credit_prices']);
   // A batch is account-wide: one instant holds one batch, so every test publishes at its own instants.
   let slot = 0;
   const future = (ms: number) => inMs(svc, ms + ++slot * 1000);
@@ -75,7 +76,7 @@ describe('credit price book (admin API) and in-effect prices (client API)', () =
       [{ effectiveFrom: later, entries: [{ denomination: 'tokens', pricePerCredit: 1 }, { denomination: 'tokens', pricePerCredit: 2 }] }, 'Entry 1: duplicate denomination in batch', 'entries[1].denomination'],
       [{ effectiveFrom: later }, 'Validation failed: entries: is required'],
     ];
-    const before = await count();
+    const before = await snapshot();
     for (const [body, message, field] of cases) {
       const res = await publish(body);
       assert.equal(res.status, 400, `${message}: ${res.text}`);
@@ -83,13 +84,13 @@ describe('credit price book (admin API) and in-effect prices (client API)', () =
       assert.ok(res.body.error.message.startsWith(message), `${res.body.error.message} starts with ${message}`);
       if (field) assert.equal(res.body.error.fields[0].field, field);
     }
-    assert.equal(await count(), before);
+    assert.deepEqual(await snapshot(), before, 'nothing changed');
   });
 
   test('when the same price batch is replayed then the same rows come back; a different one is 409', async () => {
     const effectiveFrom = future(HOUR);
     const first = await m.expectOk<any[]>(publish({ effectiveFrom, entries: [{ denomination: 'stars', pricePerCredit: 0.5, currency: 'usd' }] }), 201);
-    const before = await count();
+    const before = await snapshot();
     const replay = await m.expectOk<any[]>(publish({ effectiveFrom, entries: [{ denomination: 'stars', pricePerCredit: '0.500' }] }), 201);
     assert.deepEqual(replay.map((p) => p.id), [first[0].id]);
     for (const entry of [{ pricePerCredit: 0.6 }, { pricePerCredit: 0.5, currency: 'EUR' }]) {
@@ -98,7 +99,7 @@ describe('credit price book (admin API) and in-effect prices (client API)', () =
       assert.equal(res.body.error.code, 'conflict');
       assert.equal(res.body.error.message, `A different price book is already published at ${effectiveFrom} — pick another effective time`);
     }
-    assert.equal(await count(), before);
+    assert.deepEqual(await snapshot(), before, 'nothing changed');
   });
 
   test('when a scheduled price comes into effect then the client list shows it, paged, to tenant and customer keys', async () => {
@@ -144,12 +145,12 @@ describe('credit price book (admin API) and in-effect prices (client API)', () =
     const theirs = (await m.expectOk<any[]>(publish({ effectiveFrom: future(HOUR), entries: [{ denomination: 'theirs', pricePerCredit: 2 }] }, other), 201))[0];
     assert.deepEqual((await m.admin('DELETE', `/credits/prices/${b.id}`)).body, { success: true });
     svc.clock.set(soon);
-    const before = await count();
+    const before = await snapshot();
     const effective = await m.admin('DELETE', `/credits/prices/${a.id}`);
     assert.equal(effective.status, 400);
     assert.equal(effective.body.error.message, 'Only scheduled rows (effectiveFrom in the future) can be deleted — effective rows are the settled tariff');
     for (const id of [theirs.id, MISSING]) assert.equal((await m.admin('DELETE', `/credits/prices/${id}`)).body.error.code, 'not_found');
-    assert.equal(await count(), before);
+    assert.deepEqual(await snapshot(), before, 'nothing changed');
   });
 
   test('when findPriceAt is called then the newest row at that instant answers, and unpriced is null', async () => {

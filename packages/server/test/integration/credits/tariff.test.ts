@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { resolveWeight } from '../../../src/modules/credits/tariff/service.js';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { snapshotTables } from '../../snapshot.js';
 import { countRows, inMs, insertCreditModel } from './tariff-helpers.js';
 
 const HOUR = 3_600_000;
@@ -32,6 +33,7 @@ describe('credit weight tariff (admin API)', () => {
   const weights = () => m.expectOk<any[]>(m.admin('GET', '/credits/weights'));
   const history = (query: string) => m.admin('GET', `/credits/weights/history?${query}`);
   const count = () => countRows(svc, 'credit_weights');
+  const snapshot = () => snapshotTables(svc, ['credit_weights']);
   // A batch is account-wide: one instant holds one batch, so every test publishes at its own instants.
   let slot = 0;
   const future = (ms: number) => inMs(svc, ms + ++slot * 1000);
@@ -61,23 +63,23 @@ describe('credit weight tariff (admin API)', () => {
   test('when the same batch is replayed (any order, any scale) then 201 with the same row ids and nothing written', async () => {
     const effectiveFrom = future(2 * HOUR);
     const first = await m.expectOk<any[]>(publish({ effectiveFrom, entries: [{ featureId: chat.id, creditsPerUnit: 2.5 }, { featureId: chat.id, model: 'gpt', creditsPerUnit: 8 }] }), 201);
-    const before = await count();
+    const before = await snapshot();
     const replay = await m.expectOk<any[]>(publish({ effectiveFrom, entries: [{ featureId: chat.id, model: ' gpt', creditsPerUnit: '8.000' }, { featureId: chat.id, model: '', creditsPerUnit: '2.50' }] }), 201);
     assert.deepEqual(replay.map((r) => r.id), [first[1].id, first[0].id]);
-    assert.equal(await count(), before);
+    assert.deepEqual(await snapshot(), before, 'nothing changed');
   });
 
   test('when a different batch is published at the same instant then 409 conflict and nothing written', async () => {
     const effectiveFrom = future(3 * HOUR);
     await m.expectOk(publish({ effectiveFrom, entries: [{ featureId: chat.id, creditsPerUnit: 2 }] }), 201);
-    const before = await count();
+    const before = await snapshot();
     for (const entries of [[{ featureId: chat.id, creditsPerUnit: 3 }], [{ featureId: chat.id, creditsPerUnit: 2 }, { featureId: chat.id, model: 'gpt', creditsPerUnit: 2 }]]) {
       const res = await publish({ effectiveFrom, entries });
       assert.equal(res.status, 409, res.text);
       assert.equal(res.body.error.code, 'conflict');
       assert.equal(res.body.error.message, `A different tariff is already published at ${effectiveFrom} — pick another effective time`);
     }
-    assert.equal(await count(), before);
+    assert.deepEqual(await snapshot(), before, 'nothing changed');
   });
 
   test('when publishes race at one instant then identical ones share one batch and different ones lose with 409', async () => {
@@ -113,7 +115,7 @@ describe('credit weight tariff (admin API)', () => {
       [{ ...one({}), effectiveFrom: 'next tuesday' }, 'Validation failed: effectiveFrom:'],
       [one({ creditsPerUnit: 'lots' }), 'Validation failed: entries[0].creditsPerUnit:'],
     ];
-    const before = await count();
+    const before = await snapshot();
     for (const [body, message, field] of cases) {
       const res = await publish(body);
       assert.equal(res.status, 400, `${message}: ${res.text}`);
@@ -123,7 +125,7 @@ describe('credit weight tariff (admin API)', () => {
       assert.ok(res.body.error.requestId);
       if (field) assert.equal(res.body.error.fields[0].field, field);
     }
-    assert.equal(await count(), before);
+    assert.deepEqual(await snapshot(), before, 'nothing changed');
   });
 
   test('when a feature draws on two credit denominations then its weights are refused', async () => {
@@ -176,7 +178,7 @@ describe('credit weight tariff (admin API)', () => {
     const theirRow = (await m.expectOk<any[]>(publish({ effectiveFrom: later, entries: [{ featureId: theirs.id, creditsPerUnit: 4 }] }, other), 201))[0];
     assert.deepEqual((await m.admin('DELETE', `/credits/weights/${b.id}`)).body, { success: true });
     svc.clock.set(soon);
-    const before = await count();
+    const before = await snapshot();
     const effective = await m.admin('DELETE', `/credits/weights/${a.id}`);
     assert.equal(effective.status, 400);
     assert.equal(effective.body.error.message, 'Only scheduled rows (effectiveFrom in the future) can be deleted — effective rows are the settled tariff');
@@ -186,7 +188,7 @@ describe('credit weight tariff (admin API)', () => {
       assert.equal(res.body.error.code, 'not_found');
     }
     assert.equal((await m.admin('DELETE', '/credits/weights/nope')).status, 400);
-    assert.equal(await count(), before);
+    assert.deepEqual(await snapshot(), before, 'nothing changed');
   });
 
   test('when resolveWeight is called then MODEL beats FEATURE_DEFAULT beats NONE, at the given instant only', async () => {

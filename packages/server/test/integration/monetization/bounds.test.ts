@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { snapshotTables } from '../../snapshot.js';
 
 const TABLES = ['features', 'plans', 'plan_feature_rules', 'customers', 'subscriptions', 'invoices', 'invoice_items', 'usage_events', 'usage_counters'] as const;
 
@@ -33,14 +34,8 @@ describe('numeric bounds on events, entitlements, plans, rule values and pages',
   });
   after(() => svc.close());
 
-  async function counts() {
-    const out: Record<string, number> = {};
-    for (const t of TABLES) {
-      const row = await svc.ctx.db.selectFrom(t).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-      out[t] = Number(row.n);
-    }
-    return out;
-  }
+  /** Every row of the tables, so an update is caught as well as an insert. */
+  const counts = () => snapshotTables(svc, TABLES);
 
   /** Posts raw JSON text, so lexemes such as 1e309 reach the server as written. */
   const raw = (path: string, text: string) =>

@@ -15,7 +15,7 @@ import { backend, createTestAccount, startTestService, type TestService } from '
  */
 
 const SEED = 20261124;
-const CONCURRENCY = 6;
+const CONCURRENCY = 8;
 
 /** A JSON lexeme written verbatim into a body (numbers JS cannot hold, deep nesting). */
 class Raw {
@@ -211,6 +211,7 @@ describe(`fuzz of every OpenAPI operation (${backend})`, { timeout: 300_000 }, (
 
   test('no input gets a 5xx or an answer outside the envelope', async () => {
     const failures: Failure[] = [];
+    const timings: [string, number, number][] = [];
     let requests = 0;
     const started = Date.now();
 
@@ -303,7 +304,9 @@ describe(`fuzz of every OpenAPI operation (${backend})`, { timeout: 300_000 }, (
         cases.push(() => send(name, `method ${other}`, other, url, body, undefined, expectAllow));
       }
 
+      const opStarted = Date.now();
       await runLimited(cases, CONCURRENCY);
+      timings.push([name, cases.length, Date.now() - opStarted]);
     }
 
     // Paths the router does not know.
@@ -330,6 +333,8 @@ describe(`fuzz of every OpenAPI operation (${backend})`, { timeout: 300_000 }, (
       `fuzz (${backend}, seed ${SEED}): ${requests} requests in ${seconds.toFixed(1)} s, ${failures.length} failures ` +
         `(${fivexx} 5xx or dropped, ${failures.length - fivexx} outside the envelope)`,
     );
+    const slowest = timings.sort((a, b) => b[2] - a[2]).slice(0, 5);
+    console.log(`slowest operations: ${slowest.map(([n, count, ms]) => `${n} ${count} requests ${ms} ms`).join('; ')}`);
     if (failures.length) console.log(report);
     assert.equal(failures.length, 0, `${failures.length} fuzz failures; see the list above`);
   });

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { snapshotTables } from '../../snapshot.js';
 import { UNIQUE_CONSTRAINTS, UNIQUE_KEY_MESSAGE } from '../../../src/platform/db/errors.js';
 import { ok } from '../../../src/platform/http/envelope.js';
 import { newId } from '../../../src/platform/ids.js';
@@ -28,14 +29,8 @@ describe('unique-key collisions answer 409 conflict, mapped by constraint name',
   });
   after(() => svc.close());
 
-  async function counts() {
-    const out: Record<string, number> = {};
-    for (const t of TABLES) {
-      const row = await svc.ctx.db.selectFrom(t).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-      out[t] = Number(row.n);
-    }
-    return out;
-  }
+  /** Every row of the tables, so an update is caught as well as an insert. */
+  const counts = () => snapshotTables(svc, TABLES);
 
   test('every constraint name the services map exists in the migrated schema', async () => {
     const { rows } = await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema()`.execute(svc.ctx.db);
