@@ -116,6 +116,12 @@ export const moduleBoundaries = {
       ExportNamedDeclaration: (node) => node.source && check(node.source, node.source.value),
       ExportAllDeclaration: (node) => check(node.source, node.source.value),
       ImportExpression: (node) => node.source.type === 'Literal' && check(node.source, node.source.value),
+      // `type T = import('../credits/repo.js').PoolRow` (typescript-eslint's TSImportType).
+      /** @param {any} node */
+      TSImportType: (node) => {
+        const literal = node.argument?.type === 'TSLiteralType' ? node.argument.literal : null;
+        if (literal) check(literal, literal.value);
+      },
     };
   },
 };

@@ -33,6 +33,7 @@ describe('module-boundaries lint rule', () => {
     assert.equal((await problems('modules/usage/x.ts', "export * from '../credits/draw.js';\n")).length, 1);
     assert.equal((await problems('modules/usage/x.ts', "export async function f() { return import('../catalog/repo.js'); }\n")).length, 1);
     assert.equal((await problems('modules/usage/x.ts', "import type { PlanRow } from '../catalog/repo.js';\nexport type P = PlanRow;\n")).length, 1);
+    assert.equal((await problems('modules/usage/x.ts', "export type P = import('../catalog/repo.js').PlanRow;\n")).length, 1);
   });
 
   test('when a module imports a module against the table\'s direction, then it is refused even through the face', async () => {
