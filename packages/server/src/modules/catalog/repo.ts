@@ -10,6 +10,10 @@ export type RuleRow = Selectable<PlanFeatureRulesTable>;
 export const findFeature = (db: Executor, accountId: string, id: string) =>
   db.selectFrom('features').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 
+/** The feature row, locked for the rest of the transaction (a PATCH reads then writes it). */
+export const lockFeature = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('features').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+
 export const findFeatureByKey = (db: Executor, accountId: string, key: string) =>
   db.selectFrom('features').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
 

@@ -94,19 +94,23 @@ export async function getFeature(ctx: AppContext, accountId: string, id: string)
   return row;
 }
 
+/** PATCH: only the fields sent change. The row is locked while read and written, so concurrent PATCHes never lose an update. */
 export async function updateFeature(ctx: AppContext, accountId: string, id: string, input: FeatureUpdate) {
-  const row = await getFeature(ctx, accountId, id);
   try {
-    const updated = await repo.updateFeature(ctx.db, {
-      ...row,
-      key: input.key ?? row.key,
-      name: input.name ?? row.name,
-      description: input.description === undefined ? row.description : input.description,
-      is_enabled: input.isEnabled ?? row.is_enabled,
-      metadata: input.metadata ?? row.metadata,
-      modified_at: ctx.clock.now(),
+    return await withTransaction(ctx.db, async (tx) => {
+      const row = await repo.lockFeature(tx, accountId, id);
+      if (!row) throw notFound(`Feature not found: ${id}`);
+      const updated = await repo.updateFeature(tx, {
+        ...row,
+        key: input.key ?? row.key,
+        name: input.name ?? row.name,
+        description: input.description === undefined ? row.description : input.description,
+        is_enabled: input.isEnabled ?? row.is_enabled,
+        metadata: input.metadata ?? row.metadata,
+        modified_at: ctx.clock.now(),
+      });
+      return toFeature(updated);
     });
-    return toFeature(updated);
   } catch (err) {
     throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.featureKey]: `Feature with key: ${input.key} already exists` });
   }

@@ -7,6 +7,10 @@ export type CustomerRow = Selectable<CustomersTable>;
 export const findCustomerByRef = (db: Executor, accountId: string, ref: string) =>
   db.selectFrom('customers').selectAll().where('account_id', '=', accountId).where('customer_reference_id', '=', ref).executeTakeFirst();
 
+/** The customer row, locked for the rest of the transaction (a PATCH reads then writes it). */
+export const lockCustomerByRef = (db: Executor, accountId: string, ref: string) =>
+  db.selectFrom('customers').selectAll().where('account_id', '=', accountId).where('customer_reference_id', '=', ref).forUpdate().executeTakeFirst();
+
 export const findCustomerById = (db: Executor, accountId: string, id: string) =>
   db.selectFrom('customers').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 

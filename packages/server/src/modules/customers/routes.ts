@@ -23,10 +23,7 @@ export function customerClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/v1/client/customers/:ref', { config: { customerKey: 'read' }, schema: { tags, operationId: 'getCustomer', summary: 'A customer with its subscriptions', params: RefParams, response: { 200: envelopeSchema(ClientCustomerSchema) } } },
       async (request) => ok(await withSubscriptions(ctx, await service.resolveCallerCustomer(ctx.db, principalOf(request), request.params.ref))));
     app.patch('/api/v1/client/customers/:ref', { schema: { tags, operationId: 'updateCustomer', summary: 'Update a customer (only the fields sent)', params: RefParams, body: CustomerUpdateSchema, response: { 200: envelopeSchema(ClientCustomerSchema) } } },
-      async (request) => {
-        const row = await service.getCustomerByRef(ctx.db, accountIdOf(request), request.params.ref);
-        return ok(await withSubscriptions(ctx, await service.updateCustomer(ctx, row, request.body)));
-      });
+      async (request) => ok(await withSubscriptions(ctx, await service.updateCustomer(ctx, accountIdOf(request), request.params.ref, request.body))));
   };
 }
 

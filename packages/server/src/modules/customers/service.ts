@@ -1,7 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/database.js';
 import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
-import { withStatement } from '../../platform/db/transaction.js';
+import { withStatement, withTransaction } from '../../platform/db/transaction.js';
 import { AppError, notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
@@ -94,15 +94,20 @@ export async function resolveCallerCustomer(db: Executor, principal: Principal, 
   return getCustomerByRef(db, principal.accountId, ref);
 }
 
-export async function updateCustomer(ctx: AppContext, row: repo.CustomerRow, input: CustomerUpdate) {
-  return repo.updateCustomer(ctx.db, {
-    ...row,
-    email: input.email ?? row.email,
-    first_name: input.firstName === undefined ? row.first_name : input.firstName,
-    last_name: input.lastName === undefined ? row.last_name : input.lastName,
-    phone_number: input.phoneNumber === undefined ? row.phone_number : input.phoneNumber,
-    address: input.address === undefined ? row.address : input.address,
-    modified_at: ctx.clock.now(),
+/** PATCH: only the fields sent change. The row is locked while read and written, so concurrent PATCHes never lose an update. */
+export async function updateCustomer(ctx: AppContext, accountId: string, ref: string, input: CustomerUpdate) {
+  return withTransaction(ctx.db, async (tx) => {
+    const row = await repo.lockCustomerByRef(tx, accountId, ref);
+    if (!row) throw notFound(`Customer not found: ${ref}`);
+    return repo.updateCustomer(tx, {
+      ...row,
+      email: input.email ?? row.email,
+      first_name: input.firstName === undefined ? row.first_name : input.firstName,
+      last_name: input.lastName === undefined ? row.last_name : input.lastName,
+      phone_number: input.phoneNumber === undefined ? row.phone_number : input.phoneNumber,
+      address: input.address === undefined ? row.address : input.address,
+      modified_at: ctx.clock.now(),
+    });
   });
 }
 
