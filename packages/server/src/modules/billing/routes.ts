@@ -27,7 +27,7 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     const base = '/api/v1/client';
     app.post(`${base}/subscriptions`, {
       config: { customerKey: 'purchase' },
-      schema: { tags, operationId: 'createSubscription', summary: 'Subscribe a customer to an ACTIVE plan (a DUE invoice is raised for paid plans)', body: SubscribeRequestSchema, response: { 201: envelopeSchema(SubscribeResultSchema) } },
+      schema: { tags, operationId: 'createSubscription', summary: 'Subscribe a customer to an ACTIVE plan (a DUE invoice is raised for paid plans)', description: 'planId (uuid or key) or planKey is required. customerReferenceId is required with a tenant key; with a customer key it may be omitted, and another customer\'s reference is 403. Only ACTIVE plans accept subscriptions (400 otherwise).', body: SubscribeRequestSchema, response: { 201: envelopeSchema(SubscribeResultSchema) } },
     }, async (request, reply) => reply.code(201).send(ok(await subscriptions.subscribe(ctx, principalOf(request), request.body))));
 
     app.post(`${base}/subscriptions/cancellation/:subscriptionId`, {

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { decimalOutput } from '../../platform/http/decimal-schema.js';
 
 export const SubscribeRequestSchema = z.object({
-  customerReferenceId: z.string().min(1).max(255).optional(),
-  planId: z.string().min(1).max(255).optional().describe('Plan uuid, or the plan key'),
-  planKey: z.string().min(1).max(255).optional(),
+  customerReferenceId: z.string().min(1).max(255).optional().describe("Required with a tenant key (400 without it). With a customer key it may be omitted (the key's own customer); another customer's reference is 403."),
+  planId: z.string().min(1).max(255).optional().describe('Plan uuid, or the plan key. Required unless planKey is sent.'),
+  planKey: z.string().min(1).max(255).optional().describe('Plan key; used when planId is absent'),
   paymentMethodId: z.string().min(1).max(255).optional(),
   gracePeriod: z.number().int().min(0).max(365).optional(),
-});
+}).meta({ anyOf: [{ required: ['planId'] }, { required: ['planKey'] }] });
 
 export const SubscriptionSchema = z
   .object({

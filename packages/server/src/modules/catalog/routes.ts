@@ -48,7 +48,7 @@ export function catalogAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => ok(service.toPlan(await service.getPlan(ctx, accountIdOf(request), request.params.id))));
     app.get(`${base}/plans/:id/features`, { schema: { ...admin, operationId: 'getPlanFeatures', summary: 'A plan with its linked features', params: IdParams, response: { 200: envelopeSchema(z.object({ plan: PlanSchema, features: z.array(FeatureSchema), creditAllocations: z.array(z.unknown()) })) } } },
       async (request) => ok(await service.getPlanWithFeatures(ctx, accountIdOf(request), request.params.id)));
-    app.patch(`${base}/plans/:id`, { schema: { ...admin, operationId: 'updatePlan', summary: 'Update a plan; status ACTIVE activates it', params: IdParams, body: PlanUpdateSchema, response: { 200: envelopeSchema(PlanSchema) } } },
+    app.patch(`${base}/plans/:id`, { schema: { ...admin, operationId: 'updatePlan', summary: 'Update a plan; status ACTIVE activates it', description: 'Status moves DRAFT → ACTIVE ⇄ ARCHIVED (an unknown value: "Invalid plan status: …"). Activation needs a name, a description, intervalMonths ≥ 1 and at least one linked feature. An ACTIVE plan\'s key, priceAmount, intervalMonths and billingTiming cannot change; an ARCHIVED plan only changes status.', params: IdParams, body: PlanUpdateSchema, response: { 200: envelopeSchema(PlanSchema) } } },
       async (request) => ok(await service.updatePlan(ctx, accountIdOf(request), request.params.id, request.body)));
     app.delete(`${base}/plans/:id`, { schema: { ...admin, operationId: 'deletePlan', summary: 'Delete a plan without subscriptions', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
       async (request) => {
@@ -79,7 +79,7 @@ export function catalogClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => ok(await catalog.listActiveCatalog(ctx, accountIdOf(request), request.query)));
     app.get('/api/v1/client/features', { schema: { ...client, operationId: 'listCatalogFeatures', summary: 'Features, paged', querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(FeatureSchema)) } } },
       async (request) => ok(await catalog.listFeaturePage(ctx, accountIdOf(request), request.query)));
-    app.get('/api/v1/client/features/:featureKey', { schema: { ...client, operationId: 'getCatalogFeature', summary: 'A feature by key', params: z.object({ featureKey: z.string().min(1) }), response: { 200: envelopeSchema(FeatureSchema) } } },
+    app.get('/api/v1/client/features/:featureKey', { schema: { ...client, operationId: 'getCatalogFeature', summary: 'A feature by key', params: z.object({ featureKey: z.string().min(1).max(128) }), response: { 200: envelopeSchema(FeatureSchema) } } },
       async (request) => ok(await catalog.getFeatureByKey(ctx, accountIdOf(request), request.params.featureKey)));
   };
 }

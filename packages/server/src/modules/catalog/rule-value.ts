@@ -119,6 +119,7 @@ function parsePricing(raw: unknown): Pricing | null {
     return fail(`${base}.usage_unit_type`, 'usage_unit_type is required');
   }
   if (typeof unitType !== 'string') return fail(`${base}.usage_unit_type`, 'usage_unit_type must be a string');
+  if (unitType.length > 255) return fail(`${base}.usage_unit_type`, 'usage_unit_type allows at most 255 characters');
   const pricePerUnit = model === 'usage' ? requireDecimal(raw, 'price_per_unit', base) : readDecimal(raw, 'price_per_unit', base);
   const maxUsage = readDecimal(raw, 'max_usage', base);
   const resetMode = isAbsent(raw.reset_mode) ? 'reset' : readEnum(raw.reset_mode, RESET_MODES);

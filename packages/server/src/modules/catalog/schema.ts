@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CURRENCY_CODES, MAX_MINOR_UNITS } from '../../platform/currency.js';
 import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
+import { RULE_VALUE_JSON_SCHEMA } from './rule-value-schema.js';
 
 const metadata = z.record(z.string(), z.unknown());
 /** Largest plan base price (README "Bounds"): with usage lines it must fit an invoice, numeric(20,4) (16 integer digits). */
@@ -31,7 +32,8 @@ export const FeatureSchema = z
   })
   .meta({ id: 'Feature' });
 
-const planStatus = z.string().describe('DRAFT, ACTIVE or ARCHIVED; ignored on create');
+// Checked by the service, so an unknown value gets the contract's message ("Invalid plan status: …").
+const planStatus = z.string().max(32).meta({ enum: ['DRAFT', 'ACTIVE', 'ARCHIVED'], description: 'DRAFT → ACTIVE ⇄ ARCHIVED; ignored on create (plans start as DRAFT)' });
 
 export const PlanCreateSchema = z.object({
   key: z.string({ error: 'Plan key cannot be null' }).trim().min(1, 'Plan key cannot be blank').max(128),
@@ -73,7 +75,7 @@ export const RuleRequestSchema = z.object({
   featureId: z.uuid(),
   isEnabled: z.boolean().optional(),
   type: z.literal('BASE').optional(),
-  value: z.unknown().optional().describe('Pricing and cost document (snake_case), see the contract'),
+  value: z.unknown().optional().meta({ ...RULE_VALUE_JSON_SCHEMA }),
   creditModelId: z.uuid().nullish(),
 });
 

@@ -75,7 +75,7 @@ export function creditAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(`${base}/pools/:poolId/transactions`, { schema: { tags, operationId: 'listCreditPoolTransactions', summary: "A pool's ledger, oldest first", params: z.object({ poolId: id }), response: { 200: envelopeSchema(z.array(TransactionSchema)) } } },
       async (request) => ok(await service.listPoolTransactions(ctx, accountIdOf(request), request.params.poolId)));
 
-    app.post(`${base}/grants`, { schema: { tags, operationId: 'createCreditGrant', summary: 'Grant credits (PURCHASED grants are stamped at the book price)', body: GrantCreateSchema, response: { 200: envelopeSchema(GrantSchema), 201: envelopeSchema(GrantSchema) } } },
+    app.post(`${base}/grants`, { schema: { tags, operationId: 'createCreditGrant', summary: 'Grant credits (PURCHASED grants are stamped at the book price)', description: 'A currency without unitPrice is 400; unitPrice is > 0, ≤ 1000000, ≤ 6 dp. A repeated idempotencyKey returns the first grant (same body, 200) or 409 idempotency_conflict (different body).', body: GrantCreateSchema, response: { 200: envelopeSchema(GrantSchema), 201: envelopeSchema(GrantSchema) } } },
       async (request, reply) => {
         const { grant, replayed } = await service.createGrant(ctx, accountIdOf(request), request.body);
         return reply.code(replayed ? 200 : 201).send(ok(grant));

@@ -5,13 +5,14 @@ const email = z
   .trim()
   .min(1, 'Email is required')
   .max(320)
-  .pipe(z.email({ error: 'must be a valid e-mail address' }));
+  .pipe(z.email({ error: 'must be a valid e-mail address' }))
+  .meta({ format: 'email', description: 'E-mail address (surrounding spaces are trimmed)' });
 
 export const CustomerCreateSchema = z
   .object({
-    customerReferenceId: z.string().trim().min(1).max(255).optional(),
+    customerReferenceId: z.string().trim().min(1).max(255).optional().describe('Your id for the customer, unique per account. Required unless the deprecated alias externalClientCustomerId is sent.'),
     /** Old alias used by the original's docs. */
-    externalClientCustomerId: z.string().trim().min(1).max(255).optional(),
+    externalClientCustomerId: z.string().trim().min(1).max(255).optional().meta({ deprecated: true, description: 'Deprecated alias of customerReferenceId' }),
     email,
     firstName: z.string().max(255).nullish(),
     lastName: z.string().max(255).nullish(),
@@ -21,7 +22,9 @@ export const CustomerCreateSchema = z
   .refine((b) => b.customerReferenceId ?? b.externalClientCustomerId, {
     message: 'is required',
     path: ['customerReferenceId'],
-  });
+  })
+  // States the refine above: one of the two names must be sent.
+  .meta({ anyOf: [{ required: ['customerReferenceId'] }, { required: ['externalClientCustomerId'] }] });
 
 export const CustomerUpdateSchema = z.object({
   email: email.optional(),

@@ -29,13 +29,13 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/v1/client/entitlements/:ref/:featureKey', {
       config: { customerKey: 'read' },
-      schema: { tags, operationId: 'checkEntitlement', summary: 'Is the customer entitled to the feature now?', params: EntitlementParams, querystring: EntitlementQuery, response: { 200: envelopeSchema(EntitlementResultSchema) } },
+      schema: { tags, operationId: 'checkEntitlement', summary: 'Is the customer entitled to the feature now?', description: 'With a customer key, `ref` must be the key\'s own customer (403 otherwise). A denial is `allowed: false` with `meta.reason`, never an error.', params: EntitlementParams, querystring: EntitlementQuery, response: { 200: envelopeSchema(EntitlementResultSchema) } },
     }, async (request) =>
       ok(await checkEntitlement(ctx, principalOf(request), { customerReferenceId: request.params.ref, featureKey: request.params.featureKey, record: request.query.record })));
 
     app.post('/api/v1/client/entitlements', {
       config: { customerKey: 'read' },
-      schema: { tags, operationId: 'evaluateEntitlement', summary: 'Evaluate a proposed usage: entitlement, limit simulation and credit quote', body: EvaluateRequestSchema, response: { 200: envelopeSchema(EntitlementResultSchema) } },
+      schema: { tags, operationId: 'evaluateEntitlement', summary: 'Evaluate a proposed usage: entitlement, limit simulation and credit quote', description: 'customerReferenceId is required with a tenant key; with a customer key it may be omitted, and another customer\'s reference is 403. `usage` and `track` are synonyms (usage wins).', body: EvaluateRequestSchema, response: { 200: envelopeSchema(EntitlementResultSchema) } },
     }, async (request) => {
       const usage = request.body.usage ?? request.body.track;
       return ok(
@@ -52,7 +52,12 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { customerKey: 'read' },
       schema: {
         tags,
-        operationId: 'ingestEvent', summary: 'Ingest a usage event (409 on a repeated eventIdempotencyKey)',
+        operationId: 'ingestEvent',
+        summary: 'Ingest a usage event (409 on a repeated eventIdempotencyKey)',
+        description:
+          'customerReferenceId is required with a tenant key; with a customer key the key\'s own customer is used. ' +
+          'An unknown customer or feature is created (EVENT_AUTO_CREATED). occurredAt is never a reason to reject. ' +
+          'Over max_usage the event is stored zeroed and the answer is 200 with usageLimitExceeded; a hard-limit credit pool that cannot cover the charge is 409 insufficient_credits.',
         body: EventRequestSchema,
         headers: z.object({ 'x-idempotency-key': z.string().min(1).max(255).optional() }).passthrough(),
         response: { 200: envelopeSchema(EventReceiptSchema), 201: envelopeSchema(EventReceiptSchema) },

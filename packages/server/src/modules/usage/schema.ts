@@ -20,7 +20,7 @@ const tokens = z.number().int().min(0).max(MAX_EVENT_TOKENS);
 export const EventRequestSchema = z.object({
   eventName: z.string().trim().min(1).max(255),
   eventIdempotencyKey: z.string().min(1).max(255).optional(),
-  customerReferenceId: z.string().min(1).max(255).optional(),
+  customerReferenceId: z.string().min(1).max(255).optional().describe("Required with a tenant key (400 without it; an unknown reference auto-creates the customer). With a customer key the key's own customer is used and this field is ignored."),
   featureKey: z.string().trim().min(1).max(128),
   usageUnits: units.nullish(),
   occurredAt: z.unknown().optional().describe('ISO 8601 timestamp; never a reason to reject (unparseable means now)'),
@@ -54,7 +54,7 @@ export const EventReceiptSchema = z.object({
 });
 
 export const EvaluateRequestSchema = z.object({
-  customerReferenceId: z.string().min(1).max(128).optional(),
+  customerReferenceId: z.string().min(1).max(128).optional().describe("Required with a tenant key (400 without it). With a customer key it may be omitted (the key's own customer); another customer's reference is 403."),
   featureKey: z.string().min(1).max(128),
   usage: z
     .object({

@@ -87,6 +87,53 @@ describe('OpenAPI, Swagger UI and health', () => {
     assert.deepEqual(doc.components.schemas.Invoice.properties.paidAt, { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] });
   });
 
+  test('when a client reads the request schemas then they state the rules validation enforces', async () => {
+    const doc = (await svc.http.get('/v3/api-docs')).body;
+    const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema;
+    const param = (path: string, method: string, name: string) => doc.paths[path][method].parameters.find((p: any) => p.name === name).schema;
+    const customer = body('/api/v1/client/customers', 'post');
+    assert.equal(customer.properties.email.format, 'email');
+    assert.deepEqual(customer.required, ['email']);
+    assert.deepEqual(customer.anyOf, [{ required: ['customerReferenceId'] }, { required: ['externalClientCustomerId'] }]);
+    assert.equal(body('/api/v1/client/customers/{ref}', 'patch').properties.email.format, 'email');
+    assert.deepEqual(body('/api/v1/client/subscriptions', 'post').anyOf, [{ required: ['planId'] }, { required: ['planKey'] }]);
+    for (const [path, method] of [['/api/v1/client/events', 'post'], ['/api/v1/client/entitlements', 'post'], ['/api/v1/client/subscriptions', 'post']] as const) {
+      assert.match(body(path, method).properties.customerReferenceId.description, /Required with a tenant key/, `${path} field`);
+      assert.match(doc.paths[path][method].description, /customerReferenceId is required with a tenant key/, `${path} operation`);
+    }
+    assert.deepEqual(body('/api/v1/monetization/plans/{id}', 'patch').properties.status.enum, ['DRAFT', 'ACTIVE', 'ARCHIVED']);
+    const value = body('/api/v1/monetization/rules/plan-features', 'post').properties.value;
+    assert.deepEqual(value.type, ['object', 'null']);
+    assert.deepEqual(value.properties.pricing.properties.model.enum, ['usage', 'graduated']);
+    assert.equal(value.properties.pricing.properties.price_per_unit.maximum, 1000000);
+    const grant = body('/api/v1/monetization/credits/grants', 'post').properties.amount;
+    assert.deepEqual([grant.type, grant.exclusiveMinimum, grant.maximum], ['number', 0, 1000000000000]);
+    assert.match(grant.description, /At most 6 decimal places/);
+    assert.deepEqual(param('/api/v1/client/entitlements/{ref}/{featureKey}', 'get', 'record'), { type: 'boolean' });
+    assert.equal(param('/api/v1/monetization/billing/invoices', 'get', 'onlyDue').type, 'boolean');
+
+    // Every string a request carries has a length bound (or a format/enum/pattern that fixes it),
+    // every number a maximum.
+    const problems: string[] = [];
+    const walk = (schema: any, where: string) => {
+      if (!schema || typeof schema !== 'object') return;
+      const types = [schema.type].flat();
+      if (types.includes('string') && schema.maxLength === undefined && !schema.enum && !schema.pattern && schema.format !== 'uuid') problems.push(`${where}: string without maxLength`);
+      if ((types.includes('number') || types.includes('integer')) && schema.maximum === undefined) problems.push(`${where}: number without maximum`);
+      for (const [k, v] of Object.entries<any>(schema.properties ?? {})) walk(v, `${where}.${k}`);
+      for (const k of ['anyOf', 'oneOf', 'allOf']) for (const v of schema[k] ?? []) walk(v, where);
+      if (schema.items) walk(schema.items, `${where}[]`);
+    };
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        for (const p of op.parameters ?? []) walk(p.schema, `${method} ${path} ${p.in} ${p.name}`);
+        const b = op.requestBody?.content?.['application/json']?.schema;
+        if (b) walk(b, `${method} ${path} body`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
   test('when APP_PUBLIC_BASE_URL is set then the document names it as its server', async () => {
     const other = await startTestService({ env: { APP_PUBLIC_BASE_URL: 'https://billing.example.com/' } });
     try {

@@ -16,7 +16,7 @@ export const WeightPublishSchema = z.object({
   entries: z
     .array(
       z.object({
-        featureId: z.string().describe('UUID of a feature of this account'),
+        featureId: z.string().max(64).meta({ format: 'uuid', description: 'UUID of a feature of this account (checked per entry: `Entry <i>: …`)' }),
         model: z.string().max(128).nullish().describe('Exact model string (trimmed, case-sensitive); blank or absent = feature default'),
         creditsPerUnit: decimalInputCheckedLater({ min: 0, exclusiveMin: true, max: 1_000_000, maxScale: 6, description: 'Credits drawn per usage unit (checked per entry: `Entry <i>: …`).' }),
       }),
@@ -72,7 +72,7 @@ export const WeightHistoryQuery = z.object({
   featureId: z.uuid(),
   model: z.string().max(128).optional().describe('Absent or blank: the feature-default chain'),
 });
-export const PriceHistoryQuery = z.object({ denomination: z.string().trim().min(1) });
+export const PriceHistoryQuery = z.object({ denomination: z.string().trim().min(1).max(255) });
 export const IdParams = z.object({ id: z.uuid() });
 
 export type WeightPublish = z.output<typeof WeightPublishSchema>;
