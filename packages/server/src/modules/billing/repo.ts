@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { InvoiceItemsTable, InvoicesTable, ScheduledPlanChangesTable, SubscriptionsTable } from '../../platform/db/tables.js';
-import { stringifyJson } from '../../platform/http/json.js';
+import { toJsonb } from '../../platform/db/jsonb.js';
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>;
 export type InvoiceRow = Selectable<InvoicesTable>;
@@ -21,12 +21,12 @@ export const listAccountSubscriptions = (db: Executor, accountId: string) =>
   db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
 
 export const insertSubscription = (db: Executor, row: SubscriptionRow) =>
-  db.insertInto('subscriptions').values({ ...row, metadata: stringifyJson(row.metadata) }).returningAll().executeTakeFirstOrThrow();
+  db.insertInto('subscriptions').values({ ...row, metadata: toJsonb(row.metadata) }).returningAll().executeTakeFirstOrThrow();
 
 export const updateSubscription = (db: Executor, row: SubscriptionRow) =>
   db
     .updateTable('subscriptions')
-    .set({ ...row, metadata: stringifyJson(row.metadata) })
+    .set({ ...row, metadata: toJsonb(row.metadata) })
     .where('account_id', '=', row.account_id)
     .where('id', '=', row.id)
     .returningAll()
@@ -48,7 +48,7 @@ export const findPendingInitial = (db: Executor, accountId: string, customerId: 
     .executeTakeFirst();
 
 export const insertInvoice = (db: Executor, row: InvoiceRow) =>
-  db.insertInto('invoices').values({ ...row, metadata: stringifyJson(row.metadata) }).returningAll().executeTakeFirstOrThrow();
+  db.insertInto('invoices').values({ ...row, metadata: toJsonb(row.metadata) }).returningAll().executeTakeFirstOrThrow();
 
 export const insertInvoiceItems = async (db: Executor, rows: InvoiceItemRow[]) => {
   if (rows.length > 0) await db.insertInto('invoice_items').values(rows).execute();
@@ -63,7 +63,7 @@ export const lockInvoice = (db: Executor, accountId: string, id: string) =>
 export const updateInvoice = (db: Executor, row: InvoiceRow) =>
   db
     .updateTable('invoices')
-    .set({ ...row, metadata: stringifyJson(row.metadata) })
+    .set({ ...row, metadata: toJsonb(row.metadata) })
     .where('account_id', '=', row.account_id)
     .where('id', '=', row.id)
     .returningAll()

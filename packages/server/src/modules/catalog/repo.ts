@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { FeaturesTable, PlanFeatureRulesTable, PlansTable } from '../../platform/db/tables.js';
-import { stringifyJson } from '../../platform/http/json.js';
+import { toJsonb } from '../../platform/db/jsonb.js';
 
 export type FeatureRow = Selectable<FeaturesTable>;
 export type PlanRow = Selectable<PlansTable>;
@@ -29,12 +29,12 @@ export async function countFeatures(db: Executor, accountId: string): Promise<nu
 }
 
 export const insertFeature = (db: Executor, row: FeatureRow) =>
-  db.insertInto('features').values({ ...row, metadata: stringifyJson(row.metadata) }).returningAll().executeTakeFirstOrThrow();
+  db.insertInto('features').values({ ...row, metadata: toJsonb(row.metadata) }).returningAll().executeTakeFirstOrThrow();
 
 export const updateFeature = (db: Executor, row: FeatureRow) =>
   db
     .updateTable('features')
-    .set({ ...row, metadata: stringifyJson(row.metadata) })
+    .set({ ...row, metadata: toJsonb(row.metadata) })
     .where('account_id', '=', row.account_id)
     .where('id', '=', row.id)
     .returningAll()
@@ -73,12 +73,12 @@ export async function countPlans(db: Executor, accountId: string, status?: PlanR
 }
 
 export const insertPlan = (db: Executor, row: PlanRow) =>
-  db.insertInto('plans').values({ ...row, metadata: stringifyJson(row.metadata) }).returningAll().executeTakeFirstOrThrow();
+  db.insertInto('plans').values({ ...row, metadata: toJsonb(row.metadata) }).returningAll().executeTakeFirstOrThrow();
 
 export const updatePlan = (db: Executor, row: PlanRow) =>
   db
     .updateTable('plans')
-    .set({ ...row, metadata: stringifyJson(row.metadata) })
+    .set({ ...row, metadata: toJsonb(row.metadata) })
     .where('account_id', '=', row.account_id)
     .where('id', '=', row.id)
     .returningAll()
@@ -125,12 +125,12 @@ export async function countLinkedFeatures(db: Executor, accountId: string, planI
 }
 
 export const insertRule = (db: Executor, row: RuleRow) =>
-  db.insertInto('plan_feature_rules').values({ ...row, value: stringifyJson(row.value) }).returningAll().executeTakeFirstOrThrow();
+  db.insertInto('plan_feature_rules').values({ ...row, value: toJsonb(row.value) }).returningAll().executeTakeFirstOrThrow();
 
 export const updateRule = (db: Executor, row: RuleRow) =>
   db
     .updateTable('plan_feature_rules')
-    .set({ is_enabled: row.is_enabled, value: stringifyJson(row.value), credit_model_id: row.credit_model_id, modified_at: row.modified_at })
+    .set({ is_enabled: row.is_enabled, value: toJsonb(row.value), credit_model_id: row.credit_model_id, modified_at: row.modified_at })
     .where('account_id', '=', row.account_id)
     .where('id', '=', row.id)
     .returningAll()

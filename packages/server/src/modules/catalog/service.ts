@@ -3,6 +3,7 @@ import type { Executor } from '../../platform/db/database.js';
 import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError, conflict, invalid, invalidField, notFound } from '../../platform/errors/app-error.js';
+import { toJsonb } from '../../platform/db/jsonb.js';
 import { newId } from '../../platform/ids.js';
 import { Money, dec, type Decimal } from '../../platform/money.js';
 import { minorUnits } from '../../platform/currency.js';
@@ -333,7 +334,7 @@ export async function ensureFeatureForEvent(db: Executor, accountId: string, key
       description: 'Auto-created from event',
       feature_type: 'METERED',
       is_enabled: true,
-      metadata: '{}',
+      metadata: toJsonb({}),
       created_at: now,
       modified_at: now,
     })

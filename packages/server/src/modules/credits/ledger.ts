@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Tx } from '../../platform/db/database.js';
 import type { GrantType, TransactionType } from '../../platform/db/tables.js';
 import { AppError, conflict } from '../../platform/errors/app-error.js';
-import { stringifyJsonForStorage } from '../../platform/http/json.js';
+import { toJsonb } from '../../platform/db/jsonb.js';
 import { newId } from '../../platform/ids.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
 import { planFifoDraw, poolStatusAfter } from './domain.js';
@@ -62,7 +62,7 @@ async function append(tx: Tx, pool: repo.PoolRow, entry: Entry, now: Date): Prom
         balance_after, description, reversed_transaction_id, subscription_id, event_id, idempotency_key, request_hash, metadata, created_at)
       values (${id}, ${acc}, ${pool.id}, ${pool.ledger_seq}, ${entry.grantId ?? null}, ${entry.type}, ${entry.amount.toFixed()}, ${before.toFixed()},
         ${after.toFixed()}, ${entry.description ?? null}, ${entry.reversedTransactionId ?? null}, ${entry.subscriptionId ?? null}, ${entry.eventId ?? null},
-        ${entry.idempotencyKey ?? null}, ${entry.requestHash ?? null}, ${stringifyJsonForStorage(entry.metadata ?? {})}::jsonb, ${now})
+        ${entry.idempotencyKey ?? null}, ${entry.requestHash ?? null}, ${toJsonb(entry.metadata ?? {})}::jsonb, ${now})
       returning *)`,
     sql`p as (
       update credit_pools set balance = ${pool.balance}, total_granted = ${pool.total_granted}, total_consumed = ${pool.total_consumed},
@@ -125,7 +125,7 @@ export async function grantCredits(tx: Tx, pool: repo.PoolRow, input: GrantInput
     period_start: input.periodStart ?? null,
     idempotency_key: input.idempotencyKey ?? null,
     request_hash: input.requestHash ?? null,
-    metadata: stringifyJsonForStorage(input.metadata ?? {}),
+    metadata: toJsonb(input.metadata ?? {}),
     created_at: now,
   });
   const transaction = await append(tx, pool, { type: 'GRANT', amount, grantId: grant.id, description: input.description ?? null, subscriptionId: input.subscriptionId ?? null }, now);

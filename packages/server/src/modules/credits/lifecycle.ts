@@ -1,4 +1,5 @@
 import type { Tx } from '../../platform/db/database.js';
+import { toJsonb } from '../../platform/db/jsonb.js';
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import type { AppContext } from '../../platform/context.js';
@@ -32,7 +33,7 @@ async function ensurePoolFor(tx: Tx, subscription: SubscriptionRow, plan: PlanRo
       hard_limit: allocation.hard_limit ?? allocation.model_hard_limit,
       rollover_policy: allocation.rollover_policy,
       rollover_cap: allocation.rollover_cap,
-      metadata: '{}',
+      metadata: toJsonb({}),
       now,
     });
   }

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import type { Jsonb } from '../../platform/db/jsonb.js';
 import type { Executor } from '../../platform/db/database.js';
 import type {
   CreditGrantsTable,
@@ -27,7 +28,7 @@ export const findModelByDenomination = (db: Executor, accountId: string, denomin
 export const listModels = (db: Executor, accountId: string) =>
   db.selectFrom('credit_models').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null).orderBy('created_at').execute();
 
-export const insertModel = (db: Executor, row: Omit<ModelRow, 'metadata'> & { metadata: string }) =>
+export const insertModel = (db: Executor, row: Omit<ModelRow, 'metadata'> & { metadata: Jsonb }) =>
   db.insertInto('credit_models').values(row).returningAll().executeTakeFirstOrThrow();
 
 export const softDeleteModel = (db: Executor, accountId: string, id: string, now: Date) =>
@@ -90,7 +91,7 @@ export async function countPools(db: Executor, accountId: string, customerId: st
 }
 
 export type NewPool = Pick<PoolRow, 'id' | 'account_id' | 'customer_id' | 'name' | 'denomination' | 'currency' | 'hard_limit' | 'rollover_policy' | 'rollover_cap'> & {
-  metadata: string;
+  metadata: Jsonb;
   now: Date;
 };
 
@@ -201,7 +202,7 @@ export async function countGrants(db: Executor, accountId: string, poolId: strin
   return Number(r.n);
 }
 
-export const insertGrant = (db: Executor, row: Omit<GrantRow, 'seq' | 'metadata'> & { metadata: string }) =>
+export const insertGrant = (db: Executor, row: Omit<GrantRow, 'seq' | 'metadata'> & { metadata: Jsonb }) =>
   db.insertInto('credit_grants').values(row).returningAll().executeTakeFirstOrThrow();
 
 export const findPeriodGrant = (db: Executor, accountId: string, subscriptionId: string, poolId: string, periodStart: Date) =>

@@ -4,7 +4,8 @@ import type { Tx } from '../../platform/db/database.js';
 import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError, conflict, invalid, invalidField, notFound } from '../../platform/errors/app-error.js';
-import { stringifyJson, stringifyJsonForStorage } from '../../platform/http/json.js';
+import { toJsonb } from '../../platform/db/jsonb.js';
+import { stringifyJson } from '../../platform/http/json.js';
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import * as billingRepo from '../billing/index.js';
@@ -37,7 +38,7 @@ export async function createModel(ctx: AppContext, accountId: string, input: Mod
         hard_limit: input.hardLimit ?? false,
         rollover_policy: input.rolloverPolicy ?? 'NONE',
         rollover_cap: input.rolloverCap ? input.rolloverCap.toFixed() : null,
-        metadata: stringifyJson(input.metadata ?? {}),
+        metadata: toJsonb(input.metadata),
         deleted_at: null,
         created_at: now,
         modified_at: now,
@@ -114,7 +115,7 @@ export async function createPool(ctx: AppContext, accountId: string, input: Pool
         hard_limit: input.hardLimit ?? false,
         rollover_policy: input.rolloverPolicy ?? 'NONE',
         rollover_cap: input.rolloverCap ? input.rolloverCap.toFixed() : null,
-        metadata: stringifyJson(input.metadata ?? {}),
+        metadata: toJsonb(input.metadata),
         now,
       }),
     );
@@ -235,7 +236,7 @@ export async function createGrant(ctx: AppContext, accountId: string, input: Gra
 
 /** A manual deduction: FIFO across the pool's grants; never takes a pool below zero. */
 export async function createDeduction(ctx: AppContext, accountId: string, input: DeductionCreate) {
-  if (input.metadata && Buffer.byteLength(stringifyJsonForStorage(input.metadata)) > MAX_METADATA_BYTES) {
+  if (input.metadata && Buffer.byteLength(toJsonb(input.metadata)) > MAX_METADATA_BYTES) {
     throw invalidField('metadata', 'Deduction metadata too large (max ~8KB)');
   }
   const hash = requestHash(input);

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/errors/app-error.js';
-import { stringifyJsonForStorage } from '../../platform/http/json.js';
+import { toJsonb } from '../../platform/db/jsonb.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
@@ -86,7 +86,7 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
       flow_id: input.evaluate?.flowId ?? null,
       occurred_at: now,
       ingested_at: now,
-      context: stringifyJsonForStorage({ allowed: decision.allowed, ...(decision.reason ? { reason: decision.reason } : {}) }),
+      context: toJsonb({ allowed: decision.allowed, ...(decision.reason ? { reason: decision.reason } : {}) }),
       meta: null,
     });
   }

@@ -3,7 +3,7 @@ import type { Executor, Tx } from '../../platform/db/database.js';
 import { isUniqueViolation, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
 import { withStatement, withTransaction } from '../../platform/db/transaction.js';
 import { AppError } from '../../platform/errors/app-error.js';
-import { stringifyJsonForStorage } from '../../platform/http/json.js';
+import { toJsonb } from '../../platform/db/jsonb.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
@@ -144,8 +144,8 @@ async function planEvent(db: Executor, accountId: string, c: repo.CheckContext, 
       flow_id: input.flowId ?? input.context?.flowId ?? null,
       occurred_at: occurredAt,
       ingested_at: now,
-      context: stringifyJsonForStorage(context),
-      meta: input.meta ? stringifyJsonForStorage(input.meta) : null,
+      context: toJsonb(context),
+      meta: input.meta ? toJsonb(input.meta) : null,
     },
     units,
     pricing,
@@ -165,7 +165,7 @@ function zeroedColumns(plan: EventPlan) {
     usage_units: '0',
     revenue_amount: '0',
     cost_amount: plan.event.cost_amount === null ? null : '0',
-    context: stringifyJsonForStorage({ ...plan.context, usage_limit_exceeded: true }),
+    context: toJsonb({ ...plan.context, usage_limit_exceeded: true }),
   };
 }
 
@@ -207,7 +207,7 @@ async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeig
           credit_weight_match: receipt.weightMatch,
         }
       : plan.context;
-    event = { ...event, revenue_amount: revenue.toFixed(), context: stringifyJsonForStorage(context) };
+    event = { ...event, revenue_amount: revenue.toFixed(), context: toJsonb(context) };
     if (plan.counter && revenue.gt(0)) await repo.addCounterRevenue(tx, plan.counter.key, revenue.toFixed());
   }
   if (!(await repo.insertEvent(tx, event))) throw duplicate(event.event_idempotency_key);

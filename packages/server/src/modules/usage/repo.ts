@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely';
+import type { Jsonb } from '../../platform/db/jsonb.js';
 import type { Executor } from '../../platform/db/database.js';
 import type { UsageEventsTable } from '../../platform/db/tables.js';
 import { dec } from '../../platform/money.js';
@@ -110,8 +111,8 @@ export async function addCounterRevenue(db: Executor, key: CounterKey, revenue: 
 }
 
 export type NewEvent = Omit<UsageEventRow, 'context' | 'meta' | 'input_tokens' | 'output_tokens'> & {
-  context: string;
-  meta: string | null;
+  context: Jsonb;
+  meta: Jsonb | null;
   input_tokens: number | null;
   output_tokens: number | null;
 };

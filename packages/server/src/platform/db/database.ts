@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.js';
+import { parseJsonb } from './jsonb.js';
 import { PGliteDialect, PGLITE_PARSERS } from './pglite-dialect.js';
 import type { DB } from './tables.js';
 
@@ -34,6 +35,8 @@ export type DatabaseOptions =
 const INT8 = 20;
 const DATE = 1082;
 const NUMERIC = 1700;
+const JSON_OID = 114;
+const JSONB = 3802;
 const identity = (v: string) => v;
 
 /** Opens PostgreSQL through a pool, or embedded PGlite holding the data directory's lock. */
@@ -42,7 +45,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 function openPostgres(options: { url: string; poolSize?: number; searchPath?: string }): Database {
-  const typeParsers = { [INT8]: identity, [DATE]: identity, [NUMERIC]: identity } as Record<number, (v: string) => unknown>;
+  const typeParsers = { [INT8]: identity, [DATE]: identity, [NUMERIC]: identity, [JSON_OID]: parseJsonb, [JSONB]: parseJsonb } as Record<number, (v: string) => unknown>;
   const newPool = (max: number, settings: string[]) => {
     const pool = new pg.Pool({
       connectionString: options.url,

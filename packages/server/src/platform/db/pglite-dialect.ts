@@ -11,6 +11,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { parseJsonb } from './jsonb.js';
 
 /**
  * Kysely dialect for embedded PGlite. PGlite is a single connection, so the driver hands it out to
@@ -83,13 +84,16 @@ const identity = (value: string) => value;
 
 /**
  * Result parsers that match node-postgres: int8 and numeric as strings (exact; PGlite would give a
- * number or bigint), date as 'YYYY-MM-DD' (no local-midnight Date). Passed per query because PGlite
+ * number or bigint), date as 'YYYY-MM-DD' (no local-midnight Date), json and jsonb through the exact
+ * JSON codec (numbers as safe integers or Decimals, never binary floats; db/jsonb.ts). Passed per query because PGlite
  * 0.5 does not apply constructor-level parsers.
  */
 export const PGLITE_PARSERS: ParserOptions = {
   [types.INT8]: identity,
   [types.NUMERIC]: identity,
   [types.DATE]: identity,
+  [types.JSON]: parseJsonb,
+  [types.JSONB]: parseJsonb,
 };
 
 class PGliteConnection implements DatabaseConnection {

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Jsonb } from './jsonb.js';
 
 /**
  * Row types as both drivers return them: numeric and int8 as strings, timestamptz as Date,
@@ -77,7 +78,8 @@ export interface SchemaMigrationsTable {
   applied_at: CreatedAt;
 }
 
-type Json = ColumnType<Record<string, unknown>, Record<string, unknown> | string | undefined, Record<string, unknown> | string>;
+/** jsonb: read parsed by the exact codec; written only as `toJsonb(...)` text (db/jsonb.ts, ADR 0006). */
+type Json = ColumnType<Record<string, unknown>, Jsonb | undefined, Jsonb>;
 /** NUMERIC: read as an exact string; written from a Decimal's string form. */
 type Numeric = ColumnType<string, string, string>;
 

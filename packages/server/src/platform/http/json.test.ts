@@ -26,7 +26,3 @@ test('when text is malformed then parsing throws a SyntaxError', () => {
   assert.throws(() => parseJson('{"a":'), SyntaxError);
 });
 
-test('when a value is stringified for storage then decimals become exact decimal strings', async () => {
-  const { stringifyJsonForStorage } = await import('./json.js');
-  assert.equal(stringifyJsonForStorage({ a: dec('0.1'), b: [dec('2.50')], c: 1 }), '{"a":"0.1","b":["2.5"],"c":1}');
-});

@@ -36,15 +36,4 @@ export function stringifyJson(value: unknown): string {
   return text.includes(ESCAPED_SENTINEL) ? text.replace(UNQUOTE, '$1') : text;
 }
 
-const UNQUOTE_KEEP_STRING = /"\\u0000\\u0001dec:(-?[0-9.]+)\\u0000\\u0001dec:"/g;
-
-/**
- * JSON for a jsonb column: decimals become decimal strings, because node-postgres and PGlite read
- * jsonb numbers back as binary floats. Readers convert them with `dec()`.
- */
-export function stringifyJsonForStorage(value: unknown): string {
-  const text = JSON.stringify(value ?? {});
-  return text.includes(ESCAPED_SENTINEL) ? text.replace(UNQUOTE_KEEP_STRING, '"$1"') : text;
-}
-
 export { isDecimal };

@@ -1,3 +1,4 @@
+import { toJsonb } from '../../../src/platform/db/jsonb.js';
 import { newId } from '../../../src/platform/ids.js';
 import { generateKey, hashKey, keyHint } from '../../../src/platform/security/api-keys.js';
 import type { TestService } from '../../harness.js';
@@ -28,7 +29,7 @@ export async function insertCreditModel(svc: TestService, accountId: string, den
       hard_limit: false,
       rollover_policy: 'NONE',
       rollover_cap: null,
-      metadata: '{}',
+      metadata: toJsonb({}),
       deleted_at: options.deleted ? now : null,
       created_at: now,
       modified_at: now,

@@ -174,7 +174,7 @@ describe('credit wallets: plan credits, weighted draw-down, FIFO, priorities, li
     const events = await m.expectOk(m.api('GET', '/api/v1/tanso/events?customerReferenceId=w3&eventType=CLIENT_TRACKED'));
     const stored = events.items.find((e: any) => e.eventIdempotencyKey === 'w3-2');
     assert.equal(stored.revenueAmount, 2, '20 uncovered units × 0.1');
-    assert.equal(stored.context.credit_deducted, '80');
+    assert.equal(stored.context.credit_deducted, 80, 'a number, as it was computed (jsonb keeps Decimals exact)');
     await m.audit();
   });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { toJsonb } from '../../../src/platform/db/jsonb.js';
 
 const USAGE = { pricing: { model: 'usage', usage_unit_type: 'calls', price_per_unit: 0.5 } };
 
@@ -36,7 +37,7 @@ describe('a scheduled job isolates tenants: one bad row is skipped and logged, t
     // Corrupt A's stored rule value: invoicing A's usage line now throws.
     await svc.ctx.db
       .updateTable('plan_feature_rules')
-      .set({ value: JSON.stringify({ pricing: { model: 'bogus' } }) })
+      .set({ value: toJsonb({ pricing: { model: 'bogus' } }) })
       .where('account_id', '=', a.acct.accountId)
       .where('plan_id', '=', a.planId)
       .execute();
@@ -78,7 +79,7 @@ describe('a scheduled job isolates tenants: one bad row is skipped and logged, t
     // Repaired, A rolls over on the next run; nothing of B is billed twice.
     await svc.ctx.db
       .updateTable('plan_feature_rules')
-      .set({ value: JSON.stringify(USAGE) })
+      .set({ value: toJsonb(USAGE) })
       .where('account_id', '=', a.acct.accountId)
       .where('plan_id', '=', a.planId)
       .execute();
