@@ -6,29 +6,13 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { toJsonb } from '../../platform/db/jsonb.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
-import { dec, roundCredits, type Decimal } from '../../platform/money.js';
-import { ensureFeatureForEvent, computeCost, computeUsageRevenue, fromStoredRuleValue, type Pricing, type RuleValue } from '../catalog/index.js';
+import { ensureFeatureForEvent } from '../catalog/index.js';
 import { customerReferenceRequired, ensureCustomerForEvent, getCustomerById } from '../customers/index.js';
 import { resolveWeight, type ResolvedWeight } from '../credits/index.js';
 import { drawCredits, type CreditReceipt } from './credits-seam.js';
-import { periodContaining } from './domain.js';
+import { afterDraw, clampOccurredAt, counterKeyOf, isCreditBacked, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
 import * as repo from './repo.js';
 import type { EventRequest } from './schema.js';
-
-/** Weight resolution looks at occurredAt clamped to [now − 48h, now + 5 min]; the event keeps what was sent. */
-export const OCCURRED_AT_CLAMP = { pastMs: 48 * 3600_000, futureMs: 5 * 60_000 };
-
-export function parseOccurredAt(value: unknown, now: Date): { occurredAt: Date; valid: boolean } {
-  if (typeof value !== 'string') return { occurredAt: now, valid: value === undefined || value === null };
-  const parsed = new Date(value);
-  return Number.isNaN(parsed.getTime()) ? { occurredAt: now, valid: false } : { occurredAt: parsed, valid: true };
-}
-
-export function clampOccurredAt(occurredAt: Date, now: Date): Date {
-  const min = now.getTime() - OCCURRED_AT_CLAMP.pastMs;
-  const max = now.getTime() + OCCURRED_AT_CLAMP.futureMs;
-  return new Date(Math.min(max, Math.max(min, occurredAt.getTime())));
-}
 
 /**
  * Ingests one usage event: the event, its revenue and cost, the usage counter and (for
@@ -46,7 +30,7 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
   const preloaded = await repo.loadCheckContext(ctx.db, principal.accountId, ref, input.featureKey);
   try {
     if (preloaded?.feature_id && !isCreditBacked(preloaded)) {
-      const plan = await planEvent(ctx.db, principal.accountId, preloaded, input, key, now);
+      const plan = await planFromFacts(ctx.db, principal.accountId, preloaded, input, key, now);
       // One statement; under an Idempotency-Key it runs in a transaction that records its receipt.
       return await withStatement(ctx.db, async (db) => {
         if (!plan.counter) {
@@ -63,7 +47,7 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
         : undefined;
     return await withTransaction(ctx.db, async (tx) => {
       const c = preloaded?.feature_id ? preloaded : await loadOrCreateContext(tx, principal.accountId, ref, input.featureKey, now);
-      const plan = await planEvent(tx, principal.accountId, c, input, key, now);
+      const plan = await planFromFacts(tx, principal.accountId, c, input, key, now);
       return recordInTransaction(tx, plan, weight);
     });
   } catch (err) {
@@ -74,99 +58,14 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
 
 const duplicate = (key: string) => new AppError('conflict', `Event with eventIdempotencyKey '${key}' was already ingested`);
 
-const isCreditBacked = (c: repo.CheckContext) => Boolean(c.credit_denomination && c.subscription_id && c.rule_enabled);
-
-type EventPlan = {
-  event: repo.NewEvent;
-  units: Decimal;
-  pricing: Pricing | null;
-  revenueAmountOverride: Decimal | null;
-  context: Record<string, unknown>;
-  /** The counter the event counts in, with its cap; null when no subscription rule applies. */
-  counter: { key: repo.CounterKey; cap: { maxUsage: string; alreadyUsedElsewhere: string } | null } | null;
-  creditBacked: boolean;
-  denomination: string | null;
-  clampedOccurredAt: Date;
-  now: Date;
-};
-
-/** Computes what an event writes: revenue and cost at ingestion, its context, its counter and cap. */
-async function planEvent(db: Executor, accountId: string, c: repo.CheckContext, input: EventRequest, key: string, now: Date): Promise<EventPlan> {
-  const units = input.usageUnits ?? dec(1);
-  const { occurredAt, valid } = parseOccurredAt(input.occurredAt, now);
-  const clamped = clampOccurredAt(occurredAt, now);
-  const rule: RuleValue | null = c.rule_enabled && c.rule_value ? fromStoredRuleValue(c.rule_value) : null;
-  const pricing = rule?.pricing ?? null;
-  const model = input.costInput?.model ?? null;
-  const revenue = input.revenueAmount ?? (pricing ? computeUsageRevenue(pricing, units) : dec(0));
-  const cost = input.costAmount ?? computeCost(rule?.cost ?? null, units, {
-    ...(model ? { model } : {}),
-    ...(input.costInput?.inputTokens != null ? { inputTokens: input.costInput.inputTokens } : {}),
-    ...(input.costInput?.outputTokens != null ? { outputTokens: input.costInput.outputTokens } : {}),
-  });
-  const context: Record<string, unknown> = {
-    ...(input.context ?? {}),
-    ...(c.subscription_id && pricing ? { sys_pricing_model: pricing.model, sys_captured_unit_price: pricing.pricePerUnit } : {}),
-    ...(clamped.getTime() !== occurredAt.getTime() ? { occurred_at_clamped: true } : {}),
-    ...(valid ? {} : { occurred_at_invalid: true }),
-  };
-  let counter: EventPlan['counter'] = null;
-  if (c.subscription_id && c.rule_value) {
-    const key: repo.CounterKey = {
-      accountId,
-      subscriptionId: c.subscription_id,
-      featureId: c.feature_id!,
-      periodStart: periodContaining({ start: c.current_period_start!, end: c.current_period_end! }, c.interval_months!, c.billing_anchor_day!, now).start,
-    };
-    const maxUsage = pricing?.maxUsage ?? null;
-    const elsewhere = pricing?.resetMode === 'accumulate' ? dec(c.used_total ?? '0').minus(dec((await usedInPeriod(db, c, key)) ?? '0')) : dec(0);
-    counter = { key, cap: maxUsage ? { maxUsage: maxUsage.toFixed(), alreadyUsedElsewhere: elsewhere.toFixed() } : null };
-  }
-  const creditBacked = isCreditBacked(c);
-  return {
-    event: {
-      id: newId(),
-      account_id: accountId,
-      customer_id: c.customer_id,
-      feature_id: c.feature_id!,
-      subscription_id: c.subscription_id,
-      event_type: 'CLIENT_TRACKED',
-      event_name: input.eventName,
-      event_idempotency_key: key,
-      usage_units: units.toFixed(),
-      // A credit-backed event's revenue depends on how much the credits cover: set after the draw.
-      revenue_amount: creditBacked ? '0' : roundCredits(revenue).toFixed(),
-      cost_amount: cost === null ? null : roundCredits(cost).toFixed(),
-      model,
-      model_provider: input.costInput?.modelProvider ?? null,
-      input_tokens: input.costInput?.inputTokens ?? null,
-      output_tokens: input.costInput?.outputTokens ?? null,
-      flow_id: input.flowId ?? input.context?.flowId ?? null,
-      occurred_at: occurredAt,
-      ingested_at: now,
-      context: toJsonb(context),
-      meta: input.meta ? toJsonb(input.meta) : null,
-    },
-    units,
-    pricing,
-    revenueAmountOverride: input.revenueAmount ?? null,
-    context,
-    counter,
-    creditBacked,
-    denomination: creditBacked ? c.credit_denomination : null,
-    clampedOccurredAt: clamped,
-    now,
-  };
-}
-
-/** The columns of an event that went over max_usage: stored, but with usage, revenue and cost zeroed. */
-function zeroedColumns(plan: EventPlan) {
-  return {
-    usage_units: '0',
-    revenue_amount: '0',
-    cost_amount: plan.event.cost_amount === null ? null : '0',
-    context: toJsonb({ ...plan.context, usage_limit_exceeded: true }),
-  };
+/**
+ * Setup: the one read the plan needs beyond the check context (usage in the counter's period, in
+ * accumulate mode with a cap), then the pure plan (event-plan.ts).
+ */
+async function planFromFacts(db: Executor, accountId: string, c: repo.CheckContext, input: EventRequest, key: string, now: Date): Promise<EventPlan> {
+  const counterKey = needsPeriodUsage(c) ? counterKeyOf(accountId, c, now) : null;
+  const usedInCounterPeriod = counterKey ? await usedInPeriod(db, c, counterKey) : null;
+  return planEvent({ accountId, context: c, input, key, eventId: newId(), now, usedInCounterPeriod });
 }
 
 /** The transactional path: counter (lock), credit draw (pool locks), revenue on uncovered units, event. */
@@ -195,18 +94,7 @@ async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeig
   let event = plan.event;
   if (plan.creditBacked) {
     // Usage the credits covered is not billed again; the rest stays billable usage.
-    const billableUnits = plan.units.minus(receipt?.usageCovered ?? dec(0));
-    const revenue = roundCredits(plan.revenueAmountOverride ?? (plan.pricing ? computeUsageRevenue(plan.pricing, billableUnits) : dec(0)));
-    const context = receipt
-      ? {
-          ...plan.context,
-          credit_deducted: receipt.creditsDeducted,
-          usage_covered_by_credits: receipt.usageCovered,
-          credit_remaining_usage: billableUnits,
-          credit_weight_id: receipt.weightId,
-          credit_weight_match: receipt.weightMatch,
-        }
-      : plan.context;
+    const { revenue, context } = afterDraw(plan, receipt);
     event = { ...event, revenue_amount: revenue.toFixed(), context: toJsonb(context) };
     if (plan.counter && revenue.gt(0)) await repo.addCounterRevenue(tx, plan.counter.key, revenue.toFixed());
   }
