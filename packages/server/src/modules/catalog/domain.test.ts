@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { checkActivation, checkPlanTransition } from './domain.js';
+import type { PlanRow } from './repo.js';
+
+const plan = (overrides: Partial<PlanRow> = {}): PlanRow =>
+  ({
+    id: 'p',
+    account_id: 'a',
+    key: 'pro',
+    name: 'Pro',
+    description: 'For teams',
+    price_amount: '30.00',
+    currency: 'USD',
+    interval_months: 1,
+    billing_timing: 'IN_ADVANCE',
+    status: 'DRAFT',
+    metadata: {},
+    created_at: new Date(0),
+    modified_at: new Date(0),
+    ...overrides,
+  }) as PlanRow;
+
+test('when a plan status changes then DRAFT → ACTIVE ⇄ ARCHIVED is allowed and nothing else', () => {
+  assert.equal(checkPlanTransition('DRAFT', 'ACTIVE'), null);
+  assert.equal(checkPlanTransition('ACTIVE', 'ARCHIVED'), null);
+  assert.equal(checkPlanTransition('ARCHIVED', 'ACTIVE'), null);
+  assert.equal(checkPlanTransition('ACTIVE', 'ACTIVE'), null, 'staying put is no transition');
+  assert.equal(checkPlanTransition('DRAFT', 'ARCHIVED'), 'Cannot transition plan from DRAFT to ARCHIVED');
+  assert.equal(checkPlanTransition('ACTIVE', 'DRAFT'), 'Cannot transition plan from ACTIVE to DRAFT');
+  assert.equal(checkPlanTransition('ARCHIVED', 'DRAFT'), 'Cannot transition plan from ARCHIVED to DRAFT');
+  assert.equal(checkPlanTransition('DRAFT', 'LIVE'), 'Invalid plan status: LIVE. Valid values: DRAFT, ACTIVE, ARCHIVED');
+});
+
+test('when activating then the preconditions fail in the contract order: name, description, interval, price, features', () => {
+  assert.equal(checkActivation(plan(), 1), null);
+  const bare = plan({ name: ' ', description: null, interval_months: null, price_amount: null });
+  assert.equal(checkActivation(bare, 0), 'Plan must have a name before activation');
+  assert.equal(checkActivation({ ...bare, name: 'x' }, 0), 'Plan must have a description before activation');
+  assert.equal(checkActivation({ ...bare, name: 'x', description: 'd' }, 0), 'Plan must have a positive intervalMonths before activation');
+  assert.equal(checkActivation({ ...bare, name: 'x', description: 'd', interval_months: 1 }, 0), 'Plan must have a priceAmount before activation');
+  assert.equal(checkActivation(plan({ price_amount: '0' }), 0), 'Plan must have at least one linked feature before activation');
+  assert.equal(checkActivation(plan({ price_amount: '0' }), 1), null, 'a free plan may activate');
+});
