@@ -40,7 +40,7 @@ const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 /**
  * Bounds of rule values (README "Bounds"): a price, fee or cost per unit is at most 1,000,000, so
- * one event (≤ 1e9 units) prices at ≤ 1e15, which an invoice line (numeric(20,4)) holds; usage
+ * one event (≤ 1e9 units) prices at ≤ 1e15, exact in Decimal (invoice lines are unconstrained NUMERIC sums); usage
  * thresholds (`max_usage`, `up_to`) are at most 1e15; at most 30 decimal places (per-token costs
  * are tiny; units × rate then stays within Decimal's 60 digits); at most 100 tiers.
  */

@@ -4,7 +4,7 @@ import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.
 
 /**
  * Bounds of event inputs (README "Bounds"): one event's units × the largest price per unit
- * (catalog: 1,000,000) is at most 1e15, which an invoice line (numeric(20,4), < 1e16) holds.
+ * (catalog: 1,000,000) is at most 1e15, exact in Decimal; invoice lines are unconstrained NUMERIC sums (migration 0009).
  */
 export const MAX_EVENT_UNITS = '1000000000';
 /** Largest costAmount / revenueAmount of one event (= max units × max price per unit). */

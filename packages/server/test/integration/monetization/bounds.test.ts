@@ -99,11 +99,11 @@ describe('numeric bounds on events, entitlements, plans, rule values and pages',
   });
 });
 
-describe('an event at the largest units × the largest price still rolls over and invoices', () => {
+describe('events at the largest units × the largest price still roll over and invoice', () => {
   let svc: TestService;
   after(() => svc.close());
 
-  test('when the period closes then the invoice line is 1e15 and the cycle job goes on for the next tenant', async () => {
+  test('when twenty such events close a period then the line is their exact sum (2e16) and the cycle job goes on for the next tenant', async () => {
     svc = await startTestService({ now: '2027-01-10T09:00:00Z' });
     const m = monetization(svc, await createTestAccount(svc));
     const other = monetization(svc, await createTestAccount(svc));
@@ -119,16 +119,20 @@ describe('an event at the largest units × the largest price still rolls over an
     const otherSub = await other.subscribe('minnow', otherPlan.id);
     await other.markPaid(otherSub.invoice.id);
 
-    const res = await m.event({ customerReferenceId: 'whale', featureKey: feature.key, usageUnits: 1000000000, eventIdempotencyKey: 'max' });
-    assert.equal(res.status, 201, res.text);
+    // A period's sum is not bounded by any per-event bound: 20 events at both maxima pass the
+    // numeric(20,4) an invoice line once had (< 1e16), which failed the rollover every run.
+    for (let i = 0; i < 20; i++) {
+      const res = await m.event({ customerReferenceId: 'whale', featureKey: feature.key, usageUnits: 1000000000, eventIdempotencyKey: `max-${i}` });
+      assert.equal(res.status, 201, res.text);
+    }
 
     svc.clock.set('2027-02-10T01:00:00Z');
     await svc.scheduler.run('subscription-cycle');
     const invoices = await m.invoices('whale');
     const regular = invoices.items.find((i: any) => i.type === 'REGULAR');
     assert.ok(regular, `the whale's period was invoiced: ${JSON.stringify(invoices.items.map((i: any) => i.type))}`);
-    assert.deepEqual(regular.items.map((i: any) => i.chargeAmount), [1000000000000, 1000000000000000]);
-    assert.equal(regular.amount, 1001000000000000);
+    assert.deepEqual(regular.items.map((i: any) => i.chargeAmount), [1000000000000, 20000000000000000]);
+    assert.equal(regular.amount, 20001000000000000);
     const theirs = await other.invoices('minnow');
     assert.ok(theirs.items.some((i: any) => i.type === 'REGULAR'), 'the other tenant rolled over in the same run');
   });
