@@ -37,14 +37,7 @@ export function decimalInput(rule: DecimalRule) {
     rule.roundsTo === undefined
       ? `At most ${rule.maxScale} decimal places.`
       : `Rounded HALF_UP to ${rule.roundsTo} decimal places; at most ${rule.maxScale} accepted.`;
-  const description = [rule.description, scaleText].filter(Boolean).join(' ');
-  return z
-    .custom<Decimal | number | string>(
-      (v) =>
-        isDecimal(v) ? v.isFinite() : typeof v === 'number' ? Number.isFinite(v) : typeof v === 'string' && v.length <= 100 && DECIMAL_STRING.test(v),
-      { message: 'must be a number' },
-    )
-    .transform((v) => dec(v))
+  return decimalLike()
     .superRefine((d, ctx) => {
       const problem = !d.isFinite()
         ? 'must be a number'
@@ -56,12 +49,7 @@ export function decimalInput(rule: DecimalRule) {
         (d.gt(max) ? `exceeds maximum ${show(rule.max)}` : d.decimalPlaces() > rule.maxScale ? `allows at most ${rule.maxScale} decimals` : null);
       if (message) ctx.addIssue({ code: 'custom', message, input: d });
     })
-    .meta({
-      type: 'number',
-      ...(rule.exclusiveMin ? { exclusiveMinimum: Number(min) } : { minimum: Number(min) }),
-      maximum: Number(max),
-      description,
-    });
+    .meta(boundsMeta(rule, scaleText));
 }
 
 /**
@@ -69,19 +57,28 @@ export function decimalInput(rule: DecimalRule) {
  * messages must read `Entry <i>: …`): states the same bounds, refuses only non-numbers here.
  */
 export function decimalInputCheckedLater(rule: DecimalRule) {
+  return decimalLike().meta(boundsMeta(rule, `At most ${rule.maxScale} decimal places.`));
+}
+
+/** A finite JSON number (exact, from the codec) or a numeric string of at most 100 characters, as a `Decimal`. */
+function decimalLike() {
   return z
     .custom<Decimal | number | string>(
       (v) =>
         isDecimal(v) ? v.isFinite() : typeof v === 'number' ? Number.isFinite(v) : typeof v === 'string' && v.length <= 100 && DECIMAL_STRING.test(v),
       { message: 'must be a number' },
     )
-    .transform((v) => dec(v))
-    .meta({
-      type: 'number',
-      ...(rule.exclusiveMin ? { exclusiveMinimum: Number(rule.min) } : { minimum: Number(rule.min) }),
-      maximum: Number(rule.max),
-      description: [rule.description, `At most ${rule.maxScale} decimal places.`].filter(Boolean).join(' '),
-    });
+    .transform((v) => dec(v));
+}
+
+/** What the OpenAPI document states about a decimal field (documentation only: no arithmetic). */
+function boundsMeta(rule: DecimalRule, scaleText: string) {
+  return {
+    type: 'number' as const,
+    ...(rule.exclusiveMin ? { exclusiveMinimum: Number(rule.min) } : { minimum: Number(rule.min) }),
+    maximum: Number(rule.max),
+    description: [rule.description, scaleText].filter(Boolean).join(' '),
+  };
 }
 
 /** A decimal response field, written as an exact JSON number. */
