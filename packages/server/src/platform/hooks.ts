@@ -2,7 +2,7 @@ import type { Tx } from './db/database.js';
 
 /**
  * The in-process hook registry that lets an effect cross modules against the dependency direction
- * (ADR 0004). Two kinds of hook live here:
+ * (ADR 0005). Two kinds of hook live here:
  *
  * - Domain events: a module that owns a change defines a typed event and emits it INSIDE the
  *   transaction that makes the change; subscribing modules register handlers at startup. Handlers
