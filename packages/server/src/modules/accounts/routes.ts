@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../platform/context.js';
-import { emptyEnvelopeSchema, envelopeSchema, ok, okEmpty } from '../../platform/http/envelope.js';
+import { emptyEnvelopeSchema, envelopeSchema, errorEnvelopeSchema, ok, okEmpty } from '../../platform/http/envelope.js';
 import { adminOf, principalOf } from '../../platform/http/principal.js';
 import { ApiKeySchema, ChangePasswordRequestSchema, LoginRequestSchema, LoginResponseSchema } from './schema.js';
 import * as service from './service.js';
@@ -14,7 +14,8 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           tags: ['Authentication'],
           operationId: 'logIn', summary: 'Log in with an operator username and password; returns a JWT for the Admin API',
           body: LoginRequestSchema,
-          response: { 200: envelopeSchema(LoginResponseSchema) },
+          // 429 rate_limited with Retry-After: the login throttle (modules/accounts/README.md).
+          response: { 200: envelopeSchema(LoginResponseSchema), 429: errorEnvelopeSchema },
         },
       },
       async (request) => ok(await service.login(ctx, { ...request.body, ip: request.ip })),

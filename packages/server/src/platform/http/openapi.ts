@@ -23,7 +23,10 @@ export const OPENAPI_DOCUMENT = {
 const ERROR_STATUSES = {
   common: [400, 404, 409, 500],
   authenticated: [401, 403],
+  /** Routes that read a body: a body over the limit (413) or not JSON (415). */
+  withBody: [413, 415],
 } as const;
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * onRoute hook: gives every route the security scheme of its surface and the error envelope for
@@ -38,7 +41,11 @@ export function describeRouteForOpenApi(route: RouteOptions): void {
   // Open routes (login, health) say so explicitly: no credential, not "unspecified".
   if (surface === 'open') schema.security = [];
   const response = (schema.response ??= {});
-  const statuses = surface === 'open' ? ERROR_STATUSES.common : [...ERROR_STATUSES.common, ...ERROR_STATUSES.authenticated];
+  const statuses = [
+    ...ERROR_STATUSES.common,
+    ...(surface === 'open' ? [] : ERROR_STATUSES.authenticated),
+    ...([route.method].flat().some((m) => BODY_METHODS.has(m)) ? ERROR_STATUSES.withBody : []),
+  ];
   for (const status of statuses) response[status] ??= errorEnvelopeSchema;
 }
 

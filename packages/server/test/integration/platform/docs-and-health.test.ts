@@ -37,12 +37,16 @@ describe('OpenAPI, Swagger UI and health', () => {
     const doc = (await svc.http.get('/v3/api-docs')).body;
     const routes = svc.app.routeTable.filter((r) => !r.hidden && !r.url.startsWith('/swagger-ui'));
     assert.ok(routes.length > 40, `found ${routes.length} routes`);
+    assert.ok(doc.paths['/public/v1/login'].post.responses['429'], 'login documents its throttle (429)');
     for (const route of routes) {
       const path = route.url.replace(/:(\w+)/g, '{$1}');
       const op = doc.paths[path]?.[route.method.toLowerCase()];
       assert.ok(op, `${route.method} ${path} is documented`);
       assert.ok(op.summary, `${route.method} ${path} has a summary`);
       assert.ok(op.responses['200'] || op.responses['201'], `${route.method} ${path} documents its success`);
+      if (['POST', 'PUT', 'PATCH'].includes(route.method)) {
+        assert.ok(op.responses['413'] && op.responses['415'], `${route.method} ${path} documents 413 and 415 for its body`);
+      }
       const surface = surfaceOf(route.url);
       if (surface !== 'open') assert.ok(op.security?.length > 0, `${route.method} ${path} names its security scheme`);
       else assert.deepEqual(op.security, [], `${route.method} ${path} says it needs no credential`);
