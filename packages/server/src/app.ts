@@ -8,7 +8,6 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
-import { accountRoutes } from './modules/accounts/index.js';
 import * as accounts from './modules/accounts/index.js';
 import { billingAdminRoutes, billingClientRoutes } from './modules/billing/index.js';
 import { catalogAdminRoutes, catalogClientRoutes } from './modules/catalog/index.js';
@@ -107,7 +106,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   app.get('/v3/api-docs', { schema: { hide: true } }, async () => app.swagger());
   app.get('/swagger-ui.html', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/swagger-ui/'));
   await app.register(healthRoutes(ctx));
-  await app.register(accountRoutes(ctx));
+  await app.register(accounts.accountRoutes(ctx));
   // Monetization module (its switch answers module_disabled by path prefix in the auth hook).
   for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes]) {
     await app.register(routes(ctx));
