@@ -16,6 +16,8 @@ export const MODULE_DEPENDENCIES = {
   billing: ['catalog', 'customers'],
   credits: ['catalog', 'customers', 'billing'],
   usage: ['catalog', 'customers', 'billing', 'credits'],
+  settings: ['catalog'],
+  agents: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits'],
 };
 
 export default tseslint.config(

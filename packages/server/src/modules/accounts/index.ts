@@ -4,6 +4,12 @@
  */
 export { accountRoutes } from './routes.js';
 export {
+  CUSTOMER_KEY_LIFETIME_DAYS,
+  customerKeyEnvironment,
+  issueCustomerKey,
+  type IssuedCustomerKey,
+} from './customer-keys.js';
+export {
   createAccount,
   purgeStaleLoginThrottles,
   resolveAdminToken,

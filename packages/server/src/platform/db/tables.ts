@@ -372,6 +372,43 @@ export interface CreditPricesTable {
   created_at: Date;
 }
 
+
+export type StripeMode = 'NONE' | 'PAYMENT_PASS_THROUGH' | 'PROCESSOR_INTEGRATION';
+
+export interface AccountSettingsTable {
+  account_id: string;
+  slug: string | null;
+  public_catalog_enabled: boolean;
+  agent_signup_enabled: boolean;
+  agent_signup_default_plan_id: string | null;
+  agent_signup_hourly_cap: number;
+  agent_max_topup_amount: Numeric | null;
+  stripe_mode: StripeMode;
+  currency: string;
+  stripe_checkout_success_url: string | null;
+  stripe_checkout_cancel_url: string | null;
+  default_cost_config: ColumnType<Record<string, unknown> | null, Jsonb | null | undefined, Jsonb | null>;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface AccountAuditLogTable {
+  id: string;
+  account_id: string;
+  /** `user:<id>` for an operator, `system` for the service itself. */
+  actor: string;
+  action: string;
+  details: Json;
+  created_at: Date;
+}
+
+export interface AgentSignupsTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  created_at: Date;
+}
+
 export interface DB {
   credit_models: CreditModelsTable;
   plan_credit_allocations: PlanCreditAllocationsTable;
@@ -395,6 +432,9 @@ export interface DB {
   accounts: AccountsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
+  account_settings: AccountSettingsTable;
+  account_audit_log: AccountAuditLogTable;
+  agent_signups: AgentSignupsTable;
   login_throttle: LoginThrottleTable;
   idempotency_records: IdempotencyRecordsTable;
   job_runs: JobRunsTable;

@@ -1,0 +1,7 @@
+/**
+ * Face of the settings module (per-account settings: the agent surface switches, the payment
+ * processor mode, currency, checkout URLs, default cost config; the account audit log).
+ * Other modules, app.ts and runtime.ts import only from here.
+ */
+export { DEFAULT_AGENT_SIGNUP_HOURLY_CAP, type AccountSettings } from './domain.js';
+export { findAccountSettingsBySlug, getAccountSettings, lockAccountSettings } from './service.js';
