@@ -45,3 +45,12 @@ test('when nothing is set then the documented defaults apply', () => {
 test('when a flag is not a boolean then it is reported by name', () => {
   assert.throws(() => loadConfig({ APP_MODULES_BUILD_ENABLED: 'maybe', DATA_DIR: tmpdir() }), /APP_MODULES_BUILD_ENABLED/);
 });
+
+test('when APP_SECRETS_KEY_PREVIOUS lists keys then they are kept in order, and a short one is refused by name', () => {
+  const old1 = 'previous-key-one-0123456789abcdef0123';
+  const old2 = 'previous-key-two-0123456789abcdef0123';
+  const dir = mkdtempSync(join(tmpdir(), 'tally-config-'));
+  assert.deepEqual(loadConfig({ DATA_DIR: dir, APP_SECRETS_KEY_PREVIOUS: ` ${old1}, ${old2},` }).secretsKeyPrevious, [old1, old2]);
+  assert.deepEqual(loadConfig({ DATA_DIR: dir }).secretsKeyPrevious, []);
+  assert.throws(() => loadConfig({ DATA_DIR: dir, APP_SECRETS_KEY_PREVIOUS: `${old1},short` }), /APP_SECRETS_KEY_PREVIOUS: each comma-separated key/);
+});

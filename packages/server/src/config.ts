@@ -28,6 +28,9 @@ const EnvSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
   JWT_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
   APP_SECRETS_KEY: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
+  APP_SECRETS_KEY_PREVIOUS: optionalString
+    .transform((v) => (v === undefined ? [] : v.split(',').map((k) => k.trim()).filter((k) => k !== '')))
+    .refine((keys) => keys.every((k) => k.length >= 32), 'each comma-separated key must be at least 32 characters'),
   APP_MODULES_MONETIZATION_ENABLED: booleanFlag(true),
   APP_MODULES_BUILD_ENABLED: booleanFlag(true),
   APP_MCP_ADMIN_TOOLS_ENABLED: booleanFlag(false),
@@ -53,6 +56,8 @@ export type Config = Readonly<{
   database: { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
   jwtSecret: string;
   secretsKey: string;
+  /** Earlier APP_SECRETS_KEY values (APP_SECRETS_KEY_PREVIOUS): decrypt only, after a rotation. */
+  secretsKeyPrevious: readonly string[];
   modules: { monetization: boolean; build: boolean };
   mcpAdminToolsEnabled: boolean;
   apiKeyEnvironment: 'test' | 'live';
@@ -103,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : { kind: 'pglite' as const, dataDir },
     jwtSecret,
     secretsKey,
+    secretsKeyPrevious: Object.freeze(e.APP_SECRETS_KEY_PREVIOUS),
     modules: { monetization: e.APP_MODULES_MONETIZATION_ENABLED, build: e.APP_MODULES_BUILD_ENABLED },
     mcpAdminToolsEnabled: e.APP_MCP_ADMIN_TOOLS_ENABLED,
     apiKeyEnvironment: e.APP_API_KEY_ENVIRONMENT,

@@ -11,6 +11,7 @@ import { migrate } from './platform/db/migrator.js';
 import { setAfterCommitLogger } from './platform/db/transaction.js';
 import { purgeExpiredIdempotencyRecords } from './platform/http/idempotency.js';
 import { Scheduler, type Job } from './platform/jobs/scheduler.js';
+import { createSecretBox } from './platform/security/secrets.js';
 
 export type Runtime = {
   ctx: AppContext;
@@ -53,6 +54,11 @@ export function jobsOf(ctx: AppContext): Job[] {
   ];
 }
 
+/** The context services get: config, database, clock and the secrets box (APP_SECRETS_KEY). */
+export function createContext(config: Config, database: Database, clock: Clock = systemClock): AppContext {
+  return { config, database, db: database.db, clock, secrets: createSecretBox(config.secretsKey, config.secretsKeyPrevious) };
+}
+
 /** Opens the database, applies migrations and builds the app and scheduler (not yet listening). */
 export async function createRuntime(
   config: Config,
@@ -61,7 +67,7 @@ export async function createRuntime(
   const database = options.database ?? (await openDatabase(databaseOptionsOf(config)));
   try {
     await migrate(database);
-    const ctx: AppContext = { config, database, db: database.db, clock: options.clock ?? systemClock };
+    const ctx = createContext(config, database, options.clock);
     registerModuleHooks(config);
     const app = await buildApp(ctx, options);
     setAfterCommitLogger(app.log);

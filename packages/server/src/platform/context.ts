@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Clock } from './clock.js';
 import type { Database, Db } from './db/database.js';
+import type { SecretBox } from './security/secrets.js';
 
 /** What services need from the platform; built once in app.ts and passed down. */
 export type AppContext = {
@@ -8,4 +9,6 @@ export type AppContext = {
   database: Database;
   db: Db;
   clock: Clock;
+  /** Seals and opens secrets stored in the database (APP_SECRETS_KEY; ADR 0007). */
+  secrets: SecretBox;
 };

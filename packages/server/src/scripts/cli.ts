@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { systemClock } from '../platform/clock.js';
 import type { AppContext } from '../platform/context.js';
 import { openDatabase } from '../platform/db/database.js';
 import { migrate } from '../platform/db/migrator.js';
-import { databaseOptionsOf } from '../runtime.js';
+import { createContext, databaseOptionsOf } from '../runtime.js';
 
 /** Runs an operator script against the configured database (migrated first), then closes it. */
 export async function runScript(fn: (ctx: AppContext) => Promise<number>): Promise<void> {
@@ -15,7 +14,7 @@ export async function runScript(fn: (ctx: AppContext) => Promise<number>): Promi
     const database = await openDatabase(databaseOptionsOf(config));
     try {
       await migrate(database);
-      code = await fn({ config, database, db: database.db, clock: systemClock });
+      code = await fn(createContext(config, database));
     } finally {
       await database.close();
     }
