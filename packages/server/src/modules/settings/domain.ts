@@ -1,6 +1,24 @@
+import { isCurrencyCode } from '../../platform/currency.js';
 import type { StripeMode } from '../../platform/db/tables.js';
-import { dec, type Decimal } from '../../platform/money.js';
+import { dec, isDecimal, type Decimal } from '../../platform/money.js';
 import type { SettingsRow } from './repo.js';
+
+/**
+ * Pure rules of the account settings (contract §5.1): field checks with the contract's messages,
+ * the merge of a PATCH into the stored settings, the cross-field rules on the merged state, and
+ * the audit entries a change writes. No I/O, no clock.
+ */
+
+/** One model's cost rates (per `costUnit`); either may be unset. */
+export type CostRate = { input: Decimal | null; output: Decimal | null };
+
+/** The account's default AI cost rates, used where an event carries no cost (contract §5.1). */
+export type CostConfig = {
+  modelCosts: Record<string, CostRate> | null;
+  defaultInputCostPerUnit: Decimal | null;
+  defaultOutputCostPerUnit: Decimal | null;
+  costUnit: string | null;
+};
 
 /** An account's settings as the rest of the service reads them (contract §5.1); defaults filled in. */
 export type AccountSettings = {
@@ -16,11 +34,301 @@ export type AccountSettings = {
   currency: string;
   stripeCheckoutSuccessUrl: string | null;
   stripeCheckoutCancelUrl: string | null;
-  defaultCostConfig: Record<string, unknown> | null;
+  defaultCostConfig: CostConfig | null;
 };
 
 export const DEFAULT_AGENT_SIGNUP_HOURLY_CAP = 10;
 export const DEFAULT_CURRENCY = 'USD';
+/** agentSignupHourlyCap: 1 … this (README "Bounds"). */
+export const MAX_AGENT_SIGNUP_HOURLY_CAP = 1_000_000;
+/** agentMaxTopupAmount: the column is numeric(20,4); the same ceiling as a plan price. */
+export const MAX_AGENT_TOPUP_AMOUNT = '1000000000000';
+export const AGENT_TOPUP_SCALE = 4;
+/** Cost rates: the bounds of the rule value's cost rates (catalog README "Bounds"). */
+export const MAX_COST_RATE = 1_000_000;
+export const COST_RATE_SCALE = 30;
+export const MAX_MODEL_COSTS = 1000;
+export const MAX_URL_LENGTH = 2048;
+
+export const STRIPE_MODES: readonly StripeMode[] = ['NONE', 'PAYMENT_PASS_THROUGH', 'PROCESSOR_INTEGRATION'];
+/** The original's names of PROCESSOR_INTEGRATION (`STRIPE_INTEGRATION`, legacy `FULL_SYNC`). */
+export const STRIPE_MODE_ALIASES: Readonly<Record<string, StripeMode>> = {
+  STRIPE_INTEGRATION: 'PROCESSOR_INTEGRATION',
+  FULL_SYNC: 'PROCESSOR_INTEGRATION',
+};
+
+const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,61}[a-z0-9])?$/;
+
+export const MESSAGES = {
+  slug: 'Slug must be 2-63 lowercase letters, digits, or hyphens, starting and ending alphanumeric',
+  catalogNeedsSlug: 'Set a slug before enabling the public catalog',
+  slugClearedUnderCatalog: 'Disable the public catalog before clearing the slug',
+  planNotActive: 'Agent signup default plan must be ACTIVE',
+  planNotFree: 'Agent signup default plan must be free — paid conversion happens after signup, authenticated',
+  signupNeedsPlan: 'Set a free default plan before enabling agent signup',
+  planClearedUnderSignup: 'Disable agent signup before clearing its default plan',
+  hourlyCapMin: 'agentSignupHourlyCap must be at least 1',
+  topupNegative: 'agentMaxTopupAmount must not be negative',
+} as const;
+
+/** A refused setting: the field it names and the 400 message (the contract's words where it has them). */
+export type SettingsProblem = { field: string; message: string };
+
+/** A cost config as the request sends it: every value optional (decimals already parsed). */
+export type CostConfigInput = {
+  modelCosts?: Record<string, { input?: Decimal | null | undefined; output?: Decimal | null | undefined }> | null | undefined;
+  defaultInputCostPerUnit?: Decimal | null | undefined;
+  defaultOutputCostPerUnit?: Decimal | null | undefined;
+  costUnit?: string | null | undefined;
+};
+
+/**
+ * A PATCH as sent (after schema parsing). Absent = unchanged; `null` clears a nullable field
+ * (README "Explicit null").
+ */
+export type SettingsPatch = {
+  slug?: string | null | undefined;
+  publicCatalogEnabled?: boolean | undefined;
+  agentSignupEnabled?: boolean | undefined;
+  agentSignupDefaultPlanId?: string | null | undefined;
+  agentSignupHourlyCap?: number | undefined;
+  agentMaxTopupAmount?: Decimal | null | undefined;
+  stripeMode?: string | undefined;
+  currency?: string | undefined;
+  stripeCheckoutSuccessUrl?: string | null | undefined;
+  stripeCheckoutCancelUrl?: string | null | undefined;
+  defaultCostConfig?: CostConfigInput | null | undefined;
+};
+
+/** A PATCH whose fields passed their own checks, normalised to stored form. Absent = unchanged. */
+export type CheckedPatch = {
+  [K in keyof Omit<AccountSettings, 'accountId'>]?: AccountSettings[K];
+};
+
+/** Trimmed, lower-cased slug, or the contract's message. */
+export function normaliseSlug(slug: string): { slug: string } | { problem: string } {
+  const normalised = slug.trim().toLowerCase();
+  return SLUG_PATTERN.test(normalised) ? { slug: normalised } : { problem: MESSAGES.slug };
+}
+
+/** The mode a sent value names (aliases resolved), or null when it names none (STRIPE_DRIVEN included). */
+export function parseStripeMode(value: string): StripeMode | null {
+  if ((STRIPE_MODES as readonly string[]).includes(value)) return value as StripeMode;
+  return Object.hasOwn(STRIPE_MODE_ALIASES, value) ? STRIPE_MODE_ALIASES[value]! : null;
+}
+
+/** An ISO 4217 code, trimmed and upper-cased ("usd" → "USD"), or null. */
+export function normaliseCurrency(value: string): string | null {
+  const code = value.trim().toUpperCase();
+  return isCurrencyCode(code) ? code : null;
+}
+
+/** True for an absolute http(s) URL with a host (checkout redirects go to a browser). */
+export function isRedirectUrl(value: string): boolean {
+  if (value.length > MAX_URL_LENGTH || value.trim() !== value) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** 0 clears the cap (null); negatives, values above the column's range and extra decimals are refused. */
+export function checkTopupAmount(amount: Decimal): { amount: Decimal | null } | { problem: string } {
+  if (amount.lt(0)) return { problem: MESSAGES.topupNegative };
+  if (amount.gt(MAX_AGENT_TOPUP_AMOUNT)) return { problem: `agentMaxTopupAmount must be at most ${MAX_AGENT_TOPUP_AMOUNT}` };
+  if (amount.decimalPlaces() > AGENT_TOPUP_SCALE) return { problem: `agentMaxTopupAmount allows at most ${AGENT_TOPUP_SCALE} decimals` };
+  return { amount: amount.isZero() ? null : amount };
+}
+
+/** A cost rate ≥ 0 within the bounds, or the message (negatives in the original's words). */
+function checkCostRate(value: Decimal, negative: string, name: string): string | null {
+  if (value.lt(0)) return negative;
+  if (value.gt(MAX_COST_RATE)) return `${name} must be at most ${MAX_COST_RATE}`;
+  if (value.decimalPlaces() > COST_RATE_SCALE) return `${name} allows at most ${COST_RATE_SCALE} decimals`;
+  return null;
+}
+
+/**
+ * The cost config to store: values ≥ 0 and bounded; null when nothing is set (no model rates,
+ * no default rate, no unit), which clears it. The config is replaced whole, never merged.
+ */
+export function normaliseCostConfig(input: CostConfigInput | null): { config: CostConfig | null } | { problem: SettingsProblem } {
+  if (input === null) return { config: null };
+  const field = 'defaultCostConfig';
+  const entries = Object.entries(input.modelCosts ?? {});
+  if (entries.length > MAX_MODEL_COSTS) return { problem: { field: `${field}.modelCosts`, message: `defaultCostConfig.modelCosts allows at most ${MAX_MODEL_COSTS} models` } };
+  const rates: [string, CostRate][] = [];
+  for (const [model, rate] of entries) {
+    const input_ = rate.input ?? null;
+    const output = rate.output ?? null;
+    const problem =
+      (input_ && checkCostRate(input_, 'Model input cost rates must be non-negative', `defaultCostConfig.modelCosts.${model}.input`)) ||
+      (output && checkCostRate(output, 'Model output cost rates must be non-negative', `defaultCostConfig.modelCosts.${model}.output`));
+    if (problem) return { problem: { field: `${field}.modelCosts`, message: problem } };
+    rates.push([model, { input: input_, output }]);
+  }
+  const defaultInput = input.defaultInputCostPerUnit ?? null;
+  const defaultOutput = input.defaultOutputCostPerUnit ?? null;
+  const inputProblem = defaultInput && checkCostRate(defaultInput, 'Default input cost per unit must be non-negative', 'defaultCostConfig.defaultInputCostPerUnit');
+  if (inputProblem) return { problem: { field: `${field}.defaultInputCostPerUnit`, message: inputProblem } };
+  const outputProblem = defaultOutput && checkCostRate(defaultOutput, 'Default output cost per unit must be non-negative', 'defaultCostConfig.defaultOutputCostPerUnit');
+  if (outputProblem) return { problem: { field: `${field}.defaultOutputCostPerUnit`, message: outputProblem } };
+  const costUnit = input.costUnit?.trim() || null;
+  const config: CostConfig = {
+    // fromEntries defines own properties: a model named "__proto__" stays a model.
+    modelCosts: rates.length > 0 ? Object.fromEntries(rates) : null,
+    defaultInputCostPerUnit: defaultInput,
+    defaultOutputCostPerUnit: defaultOutput,
+    costUnit,
+  };
+  const empty = config.modelCosts === null && defaultInput === null && defaultOutput === null && costUnit === null;
+  return { config: empty ? null : config };
+}
+
+/**
+ * Each sent field checked on its own and normalised (slug lower-cased, alias resolved, currency
+ * upper-cased, 0 cap → null); the first problem in the contract's field order, else the patch.
+ * Rules between fields and against the stored state are `mergeSettings`'.
+ */
+export function checkPatchFields(patch: SettingsPatch): { patch: CheckedPatch } | { problem: SettingsProblem } {
+  const out: CheckedPatch = {};
+  const fail = (field: string, message: string) => ({ problem: { field, message } });
+  if (patch.slug !== undefined) {
+    if (patch.slug === null) out.slug = null;
+    else {
+      const slug = normaliseSlug(patch.slug);
+      if ('problem' in slug) return fail('slug', slug.problem);
+      out.slug = slug.slug;
+    }
+  }
+  if (patch.publicCatalogEnabled !== undefined) out.publicCatalogEnabled = patch.publicCatalogEnabled;
+  if (patch.agentSignupDefaultPlanId !== undefined) out.agentSignupDefaultPlanId = patch.agentSignupDefaultPlanId?.toLowerCase() ?? null;
+  if (patch.agentSignupEnabled !== undefined) out.agentSignupEnabled = patch.agentSignupEnabled;
+  if (patch.agentSignupHourlyCap !== undefined) {
+    if (patch.agentSignupHourlyCap < 1) return fail('agentSignupHourlyCap', MESSAGES.hourlyCapMin);
+    if (patch.agentSignupHourlyCap > MAX_AGENT_SIGNUP_HOURLY_CAP) {
+      return fail('agentSignupHourlyCap', `agentSignupHourlyCap must be at most ${MAX_AGENT_SIGNUP_HOURLY_CAP}`);
+    }
+    out.agentSignupHourlyCap = patch.agentSignupHourlyCap;
+  }
+  if (patch.agentMaxTopupAmount !== undefined) {
+    const cap = patch.agentMaxTopupAmount === null ? { amount: null } : checkTopupAmount(patch.agentMaxTopupAmount);
+    if ('problem' in cap) return fail('agentMaxTopupAmount', cap.problem);
+    out.agentMaxTopupAmount = cap.amount;
+  }
+  if (patch.stripeMode !== undefined) {
+    const mode = parseStripeMode(patch.stripeMode);
+    if (!mode) return fail('stripeMode', `Invalid stripeMode: ${patch.stripeMode}. Valid values: ${STRIPE_MODES.join(', ')}`);
+    out.stripeMode = mode;
+  }
+  if (patch.currency !== undefined) {
+    const currency = normaliseCurrency(patch.currency);
+    if (!currency) return fail('currency', `Invalid currency code: ${patch.currency.trim().toUpperCase()}`);
+    out.currency = currency;
+  }
+  for (const field of ['stripeCheckoutSuccessUrl', 'stripeCheckoutCancelUrl'] as const) {
+    const url = patch[field];
+    if (url === undefined) continue;
+    if (url !== null && !isRedirectUrl(url)) return fail(field, `${field} must be an absolute http or https URL`);
+    out[field] = url;
+  }
+  if (patch.defaultCostConfig !== undefined) {
+    const config = normaliseCostConfig(patch.defaultCostConfig);
+    if ('problem' in config) return config;
+    out.defaultCostConfig = config.config;
+  }
+  return { patch: out };
+}
+
+/** What the settings rules need to know about a plan: null when it is not a plan of this account. */
+export type PlanFacts = { status: 'DRAFT' | 'ACTIVE' | 'ARCHIVED'; priceAmount: Decimal | null } | null;
+
+/**
+ * The default plan whose validity this patch depends on: the one it sets, or the stored one when
+ * it turns signup on (a plan archived since it was chosen must not open signup again). null: none.
+ */
+export function planToCheck(current: AccountSettings, patch: CheckedPatch): string | null {
+  if (typeof patch.agentSignupDefaultPlanId === 'string') return patch.agentSignupDefaultPlanId;
+  if (patch.agentSignupEnabled === true && patch.agentSignupDefaultPlanId === undefined) return current.agentSignupDefaultPlanId;
+  return null;
+}
+
+/** The contract's message when the plan cannot be the signup default, else null. */
+export function checkDefaultPlan(planId: string, plan: PlanFacts): string | null {
+  if (!plan) return `Plan not found on this account: ${planId}`;
+  if (plan.status !== 'ACTIVE') return MESSAGES.planNotActive;
+  if (plan.priceAmount !== null && !plan.priceAmount.isZero()) return MESSAGES.planNotFree;
+  return null;
+}
+
+/**
+ * The settings after the patch, or the first rule it breaks. `plan` describes `planToCheck`'s plan
+ * (undefined when there is none to check). The cross-field rules (catalog ⇒ slug, signup ⇒ default
+ * plan) are checked on the merged state, but only when the patch touches one of their fields: a
+ * PATCH of other fields is never refused for a state it did not make; turning a surface off is
+ * always allowed.
+ */
+export function mergeSettings(current: AccountSettings, patch: CheckedPatch, plan?: PlanFacts): { next: AccountSettings } | { problem: SettingsProblem } {
+  const planId = planToCheck(current, patch);
+  if (planId !== null) {
+    const message = checkDefaultPlan(planId, plan ?? null);
+    if (message) return { problem: { field: 'agentSignupDefaultPlanId', message } };
+  }
+  const next: AccountSettings = { ...current, ...patch };
+  if ((patch.slug !== undefined || patch.publicCatalogEnabled !== undefined) && next.publicCatalogEnabled && next.slug === null) {
+    return patch.slug === null && current.publicCatalogEnabled
+      ? { problem: { field: 'slug', message: MESSAGES.slugClearedUnderCatalog } }
+      : { problem: { field: 'publicCatalogEnabled', message: MESSAGES.catalogNeedsSlug } };
+  }
+  if (
+    (patch.agentSignupEnabled !== undefined || patch.agentSignupDefaultPlanId !== undefined) &&
+    next.agentSignupEnabled &&
+    next.agentSignupDefaultPlanId === null
+  ) {
+    return patch.agentSignupDefaultPlanId === null && current.agentSignupEnabled
+      ? { problem: { field: 'agentSignupDefaultPlanId', message: MESSAGES.planClearedUnderSignup } }
+      : { problem: { field: 'agentSignupEnabled', message: MESSAGES.signupNeedsPlan } };
+  }
+  return { next };
+}
+
+/** One row of the account audit log, before it has an id and a time. */
+export type AuditEntry = { action: string; details: Record<string, unknown> };
+
+/** Settings whose every change is audit-logged: they open or close public surfaces, move money or cap it. */
+const AUDITED: readonly [keyof AccountSettings, string][] = [
+  ['stripeMode', 'STRIPE_MODE_CHANGED'],
+  ['slug', 'SLUG_CHANGED'],
+  ['publicCatalogEnabled', 'PUBLIC_CATALOG_ENABLED_CHANGED'],
+  ['agentSignupEnabled', 'AGENT_SIGNUP_ENABLED_CHANGED'],
+  ['agentSignupDefaultPlanId', 'AGENT_SIGNUP_DEFAULT_PLAN_CHANGED'],
+  ['agentMaxTopupAmount', 'AGENT_MAX_TOPUP_AMOUNT_CHANGED'],
+];
+
+const same = (a: unknown, b: unknown) => (isDecimal(a) && isDecimal(b) ? a.eq(b) : a === b);
+
+/** The audit entries for what changed between two states (`{ from, to }`); none when nothing audited changed. */
+export function auditEntries(before: AccountSettings, after: AccountSettings): AuditEntry[] {
+  return AUDITED.filter(([field]) => !same(before[field], after[field])).map(([field, action]) => ({
+    action,
+    details: { field, from: before[field], to: after[field] },
+  }));
+}
+
+/** The stored cost config as typed values; numbers come back exact (safe integers or Decimals). */
+export function toCostConfig(stored: Record<string, unknown> | null | undefined): CostConfig | null {
+  if (!stored) return null;
+  const decimal = (v: unknown) => (isDecimal(v) || typeof v === 'number' || typeof v === 'string' ? dec(v) : null);
+  const models = stored.modelCosts && typeof stored.modelCosts === 'object' ? Object.entries(stored.modelCosts as Record<string, Record<string, unknown> | null>) : [];
+  return {
+    modelCosts: models.length > 0 ? Object.fromEntries(models.map(([m, r]) => [m, { input: decimal(r?.input), output: decimal(r?.output) }])) : null,
+    defaultInputCostPerUnit: decimal(stored.defaultInputCostPerUnit),
+    defaultOutputCostPerUnit: decimal(stored.defaultOutputCostPerUnit),
+    costUnit: typeof stored.costUnit === 'string' ? stored.costUnit : null,
+  };
+}
 
 export function toAccountSettings(accountId: string, row: SettingsRow | undefined): AccountSettings {
   return {
@@ -35,6 +343,6 @@ export function toAccountSettings(accountId: string, row: SettingsRow | undefine
     currency: row?.currency ?? DEFAULT_CURRENCY,
     stripeCheckoutSuccessUrl: row?.stripe_checkout_success_url ?? null,
     stripeCheckoutCancelUrl: row?.stripe_checkout_cancel_url ?? null,
-    defaultCostConfig: row?.default_cost_config ?? null,
+    defaultCostConfig: toCostConfig(row?.default_cost_config),
   };
 }

@@ -1,8 +1,9 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import type { AccountSettingsTable } from '../../platform/db/tables.js';
+import type { AccountAuditLogTable, AccountSettingsTable } from '../../platform/db/tables.js';
 
 export type SettingsRow = Selectable<AccountSettingsTable>;
+export type AuditLogRow = Selectable<AccountAuditLogTable>;
 
 /** The account's stored settings, or undefined when it never saved any (the defaults apply). */
 export function findSettingsRow(db: Executor, accountId: string): Promise<SettingsRow | undefined> {
@@ -17,4 +18,36 @@ export function findSettingsRowBySlug(db: Executor, slug: string): Promise<Setti
 /** Locks the account's settings row (FOR UPDATE); undefined when it has none. */
 export function lockSettingsRow(db: Executor, accountId: string): Promise<SettingsRow | undefined> {
   return db.selectFrom('account_settings').selectAll().where('account_id', '=', accountId).forUpdate().executeTakeFirst();
+}
+
+/**
+ * Writes the account's row unless it exists. A concurrent first write waits on the primary key
+ * and then does nothing, so the lock taken after always finds a row.
+ */
+export async function ensureSettingsRow(db: Executor, row: Insertable<AccountSettingsTable>): Promise<void> {
+  await db
+    .insertInto('account_settings')
+    .values(row)
+    .onConflict((oc) => oc.column('account_id').doNothing())
+    .execute();
+}
+
+export function updateSettingsRow(db: Executor, accountId: string, values: Updateable<AccountSettingsTable>): Promise<SettingsRow> {
+  return db.updateTable('account_settings').set(values).where('account_id', '=', accountId).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function insertAuditRows(db: Executor, rows: Insertable<AccountAuditLogTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('account_audit_log').values(rows).execute();
+}
+
+/** The account's audit log, newest first (ids are UUIDv7, so they break ties in time order). */
+export function listAuditRows(db: Executor, accountId: string, limit: number): Promise<AuditLogRow[]> {
+  return db
+    .selectFrom('account_audit_log')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }

@@ -22,6 +22,7 @@ export const UNIQUE_CONSTRAINTS = {
   creditPriceAt: 'credit_prices_account_id_denomination_effective_from_key',
   usageEventKey: 'usage_events_account_id_event_idempotency_key_key',
   username: 'users_username_key',
+  accountSlug: 'account_settings_slug_key',
 } as const;
 
 export type UniqueConstraint = (typeof UNIQUE_CONSTRAINTS)[keyof typeof UNIQUE_CONSTRAINTS];
