@@ -368,6 +368,31 @@ describe('account settings (contract §5.1)', () => {
     assert.equal((await o.settings()).currency, 'USD');
   });
 
+  test('when the first PATCHes of a fresh account race, each setting one field, then every field holds its value and there is one row', async () => {
+    const o = await operator();
+    const bodies = [
+      { currency: 'EUR' },
+      { slug: 'first-race' },
+      { agentSignupHourlyCap: 7 },
+      { agentMaxTopupAmount: 12 },
+      { stripeMode: 'PAYMENT_PASS_THROUGH' },
+      { stripeCheckoutSuccessUrl: 'https://acme.example/ok' },
+      { stripeCheckoutCancelUrl: 'https://acme.example/cancel' },
+      { defaultCostConfig: { costUnit: 'token' } },
+    ];
+    const results = await Promise.all(bodies.map((body) => o.patch(body)));
+    for (const r of results) assert.equal(r.status, 200, r.text);
+    const s = await o.settings();
+    assert.deepEqual(
+      [s.currency, s.slug, s.agentSignupHourlyCap, s.agentMaxTopupAmount, s.stripeMode, s.stripeCheckoutSuccessUrl, s.stripeCheckoutCancelUrl, s.defaultCostConfig?.costUnit],
+      bodies.map((b) => (Object.values(b)[0] as { costUnit?: string }).costUnit ?? Object.values(b)[0]),
+      'no update was lost',
+    );
+    const rows = await svc.ctx.db.selectFrom('account_settings').selectAll().where('account_id', '=', o.account.accountId).execute();
+    assert.equal(rows.length, 1);
+    assert.deepEqual((await o.audit()).map((e) => e.action).sort(), ['AGENT_MAX_TOPUP_AMOUNT_CHANGED', 'SLUG_CHANGED', 'STRIPE_MODE_CHANGED']);
+  });
+
   test('when PATCHes race to turn the catalog on and to clear the slug then at most one wins and the result is never a catalog without a slug', async () => {
     const o = await operator();
     for (let round = 0; round < (backend === 'postgres' ? 6 : 2); round++) {
