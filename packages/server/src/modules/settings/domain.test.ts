@@ -9,16 +9,15 @@ import {
   isRedirectUrl,
   mergeSettings,
   MESSAGES,
-  normaliseCostConfig,
   normaliseCurrency,
   normaliseSlug,
   parseStripeMode,
   planToCheck,
   toAccountSettings,
-  toCostConfig,
   type AccountSettings,
   type CheckedPatch,
 } from './domain.js';
+import { normaliseCostConfig, toCostConfig } from './cost-config.js';
 
 const PLAN = '01890000-0000-7000-8000-0000000000aa';
 const defaults = (overrides: Partial<AccountSettings> = {}): AccountSettings => ({ ...toAccountSettings('acc', undefined), ...overrides });

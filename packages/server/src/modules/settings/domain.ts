@@ -1,6 +1,7 @@
 import { isCurrencyCode } from '../../platform/currency.js';
 import type { StripeMode } from '../../platform/db/tables.js';
 import { dec, isDecimal, type Decimal } from '../../platform/money.js';
+import { normaliseCostConfig, toCostConfig, type CostConfig, type CostConfigInput } from './cost-config.js';
 import type { SettingsRow } from './repo.js';
 
 /**
@@ -8,17 +9,6 @@ import type { SettingsRow } from './repo.js';
  * the merge of a PATCH into the stored settings, the cross-field rules on the merged state, and
  * the audit entries a change writes. No I/O, no clock.
  */
-
-/** One model's cost rates (per `costUnit`); either may be unset. */
-export type CostRate = { input: Decimal | null; output: Decimal | null };
-
-/** The account's default AI cost rates, used where an event carries no cost (contract §5.1). */
-export type CostConfig = {
-  modelCosts: Record<string, CostRate> | null;
-  defaultInputCostPerUnit: Decimal | null;
-  defaultOutputCostPerUnit: Decimal | null;
-  costUnit: string | null;
-};
 
 /** An account's settings as the rest of the service reads them (contract §5.1); defaults filled in. */
 export type AccountSettings = {
@@ -44,10 +34,6 @@ export const MAX_AGENT_SIGNUP_HOURLY_CAP = 1_000_000;
 /** agentMaxTopupAmount: the column is numeric(20,4); the same ceiling as a plan price. */
 export const MAX_AGENT_TOPUP_AMOUNT = '1000000000000';
 export const AGENT_TOPUP_SCALE = 4;
-/** Cost rates: the bounds of the rule value's cost rates (catalog README "Bounds"). */
-export const MAX_COST_RATE = 1_000_000;
-export const COST_RATE_SCALE = 30;
-export const MAX_MODEL_COSTS = 1000;
 export const MAX_URL_LENGTH = 2048;
 
 export const STRIPE_MODES: readonly StripeMode[] = ['NONE', 'PAYMENT_PASS_THROUGH', 'PROCESSOR_INTEGRATION'];
@@ -73,14 +59,6 @@ export const MESSAGES = {
 
 /** A refused setting: the field it names and the 400 message (the contract's words where it has them). */
 export type SettingsProblem = { field: string; message: string };
-
-/** A cost config as the request sends it: every value optional (decimals already parsed). */
-export type CostConfigInput = {
-  modelCosts?: Record<string, { input?: Decimal | null | undefined; output?: Decimal | null | undefined }> | null | undefined;
-  defaultInputCostPerUnit?: Decimal | null | undefined;
-  defaultOutputCostPerUnit?: Decimal | null | undefined;
-  costUnit?: string | null | undefined;
-};
 
 /**
  * A PATCH as sent (after schema parsing). Absent = unchanged; `null` clears a nullable field
@@ -140,51 +118,6 @@ export function checkTopupAmount(amount: Decimal): { amount: Decimal | null } | 
   if (amount.gt(MAX_AGENT_TOPUP_AMOUNT)) return { problem: `agentMaxTopupAmount must be at most ${MAX_AGENT_TOPUP_AMOUNT}` };
   if (amount.decimalPlaces() > AGENT_TOPUP_SCALE) return { problem: `agentMaxTopupAmount allows at most ${AGENT_TOPUP_SCALE} decimals` };
   return { amount: amount.isZero() ? null : amount };
-}
-
-/** A cost rate ≥ 0 within the bounds, or the message (negatives in the original's words). */
-function checkCostRate(value: Decimal, negative: string, name: string): string | null {
-  if (value.lt(0)) return negative;
-  if (value.gt(MAX_COST_RATE)) return `${name} must be at most ${MAX_COST_RATE}`;
-  if (value.decimalPlaces() > COST_RATE_SCALE) return `${name} allows at most ${COST_RATE_SCALE} decimals`;
-  return null;
-}
-
-/**
- * The cost config to store: values ≥ 0 and bounded; null when nothing is set (no model rates,
- * no default rate, no unit), which clears it. The config is replaced whole, never merged.
- */
-export function normaliseCostConfig(input: CostConfigInput | null): { config: CostConfig | null } | { problem: SettingsProblem } {
-  if (input === null) return { config: null };
-  const field = 'defaultCostConfig';
-  const entries = Object.entries(input.modelCosts ?? {});
-  if (entries.length > MAX_MODEL_COSTS) return { problem: { field: `${field}.modelCosts`, message: `defaultCostConfig.modelCosts allows at most ${MAX_MODEL_COSTS} models` } };
-  const rates: [string, CostRate][] = [];
-  for (const [model, rate] of entries) {
-    const input_ = rate.input ?? null;
-    const output = rate.output ?? null;
-    const problem =
-      (input_ && checkCostRate(input_, 'Model input cost rates must be non-negative', `defaultCostConfig.modelCosts.${model}.input`)) ||
-      (output && checkCostRate(output, 'Model output cost rates must be non-negative', `defaultCostConfig.modelCosts.${model}.output`));
-    if (problem) return { problem: { field: `${field}.modelCosts`, message: problem } };
-    rates.push([model, { input: input_, output }]);
-  }
-  const defaultInput = input.defaultInputCostPerUnit ?? null;
-  const defaultOutput = input.defaultOutputCostPerUnit ?? null;
-  const inputProblem = defaultInput && checkCostRate(defaultInput, 'Default input cost per unit must be non-negative', 'defaultCostConfig.defaultInputCostPerUnit');
-  if (inputProblem) return { problem: { field: `${field}.defaultInputCostPerUnit`, message: inputProblem } };
-  const outputProblem = defaultOutput && checkCostRate(defaultOutput, 'Default output cost per unit must be non-negative', 'defaultCostConfig.defaultOutputCostPerUnit');
-  if (outputProblem) return { problem: { field: `${field}.defaultOutputCostPerUnit`, message: outputProblem } };
-  const costUnit = input.costUnit?.trim() || null;
-  const config: CostConfig = {
-    // fromEntries defines own properties: a model named "__proto__" stays a model.
-    modelCosts: rates.length > 0 ? Object.fromEntries(rates) : null,
-    defaultInputCostPerUnit: defaultInput,
-    defaultOutputCostPerUnit: defaultOutput,
-    costUnit,
-  };
-  const empty = config.modelCosts === null && defaultInput === null && defaultOutput === null && costUnit === null;
-  return { config: empty ? null : config };
 }
 
 /**
@@ -315,19 +248,6 @@ export function auditEntries(before: AccountSettings, after: AccountSettings): A
     action,
     details: { field, from: before[field], to: after[field] },
   }));
-}
-
-/** The stored cost config as typed values; numbers come back exact (safe integers or Decimals). */
-export function toCostConfig(stored: Record<string, unknown> | null | undefined): CostConfig | null {
-  if (!stored) return null;
-  const decimal = (v: unknown) => (isDecimal(v) || typeof v === 'number' || typeof v === 'string' ? dec(v) : null);
-  const models = stored.modelCosts && typeof stored.modelCosts === 'object' ? Object.entries(stored.modelCosts as Record<string, Record<string, unknown> | null>) : [];
-  return {
-    modelCosts: models.length > 0 ? Object.fromEntries(models.map(([m, r]) => [m, { input: decimal(r?.input), output: decimal(r?.output) }])) : null,
-    defaultInputCostPerUnit: decimal(stored.defaultInputCostPerUnit),
-    defaultOutputCostPerUnit: decimal(stored.defaultOutputCostPerUnit),
-    costUnit: typeof stored.costUnit === 'string' ? stored.costUnit : null,
-  };
 }
 
 export function toAccountSettings(accountId: string, row: SettingsRow | undefined): AccountSettings {

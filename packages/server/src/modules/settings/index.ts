@@ -3,6 +3,7 @@
  * processor mode, currency, checkout URLs, default cost config; the account audit log).
  * Other modules, app.ts and runtime.ts import only from here.
  */
-export { DEFAULT_AGENT_SIGNUP_HOURLY_CAP, type AccountSettings, type CostConfig, type CostRate } from './domain.js';
+export type { CostConfig, CostRate } from './cost-config.js';
+export { DEFAULT_AGENT_SIGNUP_HOURLY_CAP, type AccountSettings } from './domain.js';
 export { settingsAdminRoutes } from './routes.js';
 export { findAccountSettingsBySlug, getAccountSettings, lockAccountSettings, setStripeMode } from './service.js';

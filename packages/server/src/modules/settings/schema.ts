@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { decimalInputCheckedLater, decimalOutput } from '../../platform/http/decimal-schema.js';
+import { COST_RATE_SCALE, MAX_COST_RATE, MAX_MODEL_COSTS } from './cost-config.js';
 import {
   AGENT_TOPUP_SCALE,
-  COST_RATE_SCALE,
   MAX_AGENT_SIGNUP_HOURLY_CAP,
   MAX_AGENT_TOPUP_AMOUNT,
-  MAX_COST_RATE,
   MAX_URL_LENGTH,
   STRIPE_MODE_ALIASES,
   STRIPE_MODES,
@@ -30,7 +29,7 @@ export const CostConfigInputSchema = z.object({
       z.object({ input: costRate('Cost per unit of input for this model.'), output: costRate('Cost per unit of output for this model.') }),
     )
     .nullish()
-    .describe('Rates per model name (at most 1000 models)'),
+    .describe(`Rates per model name (at most ${MAX_MODEL_COSTS} models)`),
   defaultInputCostPerUnit: costRate('Input cost per unit for models not listed.'),
   defaultOutputCostPerUnit: costRate('Output cost per unit for models not listed.'),
   costUnit: z.string().max(64).nullish().describe('The unit the rates are per, e.g. "1M tokens"'),
