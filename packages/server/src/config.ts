@@ -33,6 +33,7 @@ const EnvSchema = z.object({
     .refine((keys) => keys.every((k) => k.length >= 32), 'each comma-separated key must be at least 32 characters'),
   APP_MODULES_MONETIZATION_ENABLED: booleanFlag(true),
   APP_MODULES_BUILD_ENABLED: booleanFlag(true),
+  APP_MCP_ENABLED: booleanFlag(true),
   APP_MCP_ADMIN_TOOLS_ENABLED: booleanFlag(false),
   APP_API_KEY_ENVIRONMENT: z.enum(['test', 'live']).default('test'),
   APP_JOBS_ENABLED: booleanFlag(true),
@@ -59,6 +60,8 @@ export type Config = Readonly<{
   /** Earlier APP_SECRETS_KEY values (APP_SECRETS_KEY_PREVIOUS): decrypt only, after a rotation. */
   secretsKeyPrevious: readonly string[];
   modules: { monetization: boolean; build: boolean };
+  /** `/mcp` served on this install (APP_MCP_ENABLED); the pricing document advertises it. */
+  mcpEnabled: boolean;
   mcpAdminToolsEnabled: boolean;
   apiKeyEnvironment: 'test' | 'live';
   jobsEnabled: boolean;
@@ -110,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey,
     secretsKeyPrevious: Object.freeze(e.APP_SECRETS_KEY_PREVIOUS),
     modules: { monetization: e.APP_MODULES_MONETIZATION_ENABLED, build: e.APP_MODULES_BUILD_ENABLED },
+    mcpEnabled: e.APP_MCP_ENABLED,
     mcpAdminToolsEnabled: e.APP_MCP_ADMIN_TOOLS_ENABLED,
     apiKeyEnvironment: e.APP_API_KEY_ENVIRONMENT,
     jobsEnabled: e.APP_JOBS_ENABLED,

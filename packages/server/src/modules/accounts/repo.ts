@@ -8,6 +8,12 @@ export async function insertAccount(db: Executor, row: { id: string; name: strin
   await db.insertInto('accounts').values(row).execute();
 }
 
+/** The account's display name (the public pricing document names the product after it). */
+export async function findAccountName(db: Executor, accountId: string): Promise<string | null> {
+  const row = await db.selectFrom('accounts').select('name').where('id', '=', accountId).executeTakeFirst();
+  return row?.name ?? null;
+}
+
 export async function lockAccount(db: Executor, accountId: string) {
   return db.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().executeTakeFirst();
 }

@@ -2,4 +2,4 @@
  * Face of the agents module (the agent surface: customer-scoped key management, the public pricing
  * document, one-call agent signup). Nothing imports it but app.ts.
  */
-export {};
+export { agentPublicRoutes } from './public-routes.js';

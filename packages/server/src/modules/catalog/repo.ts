@@ -66,6 +66,9 @@ export const listPlans = (db: Executor, accountId: string, options: { status?: P
   return q.execute();
 };
 
+/** The ACTIVE plans, in the order the client catalog (`GET /api/v1/client/plans`) lists them. */
+export const listActivePlans = (db: Executor, accountId: string) => listPlans(db, accountId, { status: 'ACTIVE' });
+
 export async function countPlans(db: Executor, accountId: string, status?: PlanRow['status']): Promise<number> {
   let q = db.selectFrom('plans').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId);
   if (status) q = q.where('status', '=', status);
@@ -111,7 +114,9 @@ export const listRulesOfPlans = (db: Executor, accountId: string, planIds: strin
         .select(['features.key as feature_key', 'features.name as feature_name', 'features.description as feature_description'])
         .where('plan_feature_rules.account_id', '=', accountId)
         .where('plan_feature_rules.plan_id', 'in', planIds)
+        // The id (UUIDv7) breaks ties: rules created in the same instant keep one stable order.
         .orderBy('plan_feature_rules.created_at')
+        .orderBy('plan_feature_rules.id')
         .execute();
 
 export async function countLinkedFeatures(db: Executor, accountId: string, planId: string): Promise<number> {

@@ -16,5 +16,5 @@ export {
 export { jobs, registerHooks } from './hooks.js';
 export { listPools } from './repo.js';
 export { creditAdminRoutes, creditClientRoutes } from './routes.js';
-export { findPriceAt, resolveWeight } from './tariff/service.js';
+export { currentPrices, effectiveWeightTable, findPriceAt, resolveWeight } from './tariff/service.js';
 export { tariffAdminRoutes, tariffClientRoutes } from './tariff/routes.js';

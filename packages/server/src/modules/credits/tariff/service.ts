@@ -45,6 +45,18 @@ export async function findPriceAt(db: Executor, accountId: string, denomination:
   return row ? { id: row.id, pricePerCredit: dec(row.price_per_credit), currency: row.currency } : null;
 }
 
+/** The weight in effect at `at` of every (feature, model) chain, ordered by feature key, default row before model rows. */
+export async function effectiveWeightTable(db: Executor, accountId: string, at: Date): Promise<{ featureKey: string; model: string | null; creditsPerUnit: Decimal }[]> {
+  const rows = await repo.listCurrentAndScheduledWeights(db, accountId, at);
+  return rows.filter((r) => isInEffect(r.effective_from, at)).map((r) => ({ featureKey: r.feature_key, model: r.model, creditsPerUnit: dec(r.credits_per_unit) }));
+}
+
+/** The price in effect at `at` of every priced denomination, ordered by denomination. */
+export async function currentPrices(db: Executor, accountId: string, at: Date): Promise<{ denomination: string; pricePerCredit: Decimal; currency: string }[]> {
+  const rows = await repo.listCurrentAndScheduledPrices(db, accountId, at);
+  return rows.filter((r) => isInEffect(r.effective_from, at)).map((r) => ({ denomination: r.denomination, pricePerCredit: dec(r.price_per_credit), currency: r.currency }));
+}
+
 // Row mapping
 
 function toWeight(row: repo.WeightRow) {

@@ -1,0 +1,37 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../platform/context.js';
+import { publicBaseUrl } from '../../platform/http/base-url.js';
+import { getPricingDocument, matchesETag } from './pricing.js';
+import { PRICING_CACHE_CONTROL, PricingDocumentSchema, SlugParams } from './public-schema.js';
+
+const tags = ['Agents'];
+
+/** The unauthenticated agent surface: the pricing document and one-call signup (contract §5.2, §5.3). */
+export function agentPublicRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/public/v1/catalog/:slug/pricing.json',
+      {
+        schema: {
+          tags,
+          operationId: 'getPricingDocument',
+          summary: 'The public pricing document of a catalog (pricing.json, no envelope)',
+          description:
+            'No authentication and no envelope. Cached for 60 s (`Cache-Control: public, max-age=60`) with a strong `ETag`; ' +
+            '`If-None-Match` with that tag answers 304 without a body. An unknown slug, a closed catalog and a catalog ' +
+            'without an ACTIVE plan all answer the same 404 `not_found` "No catalog at this address".',
+          params: SlugParams,
+          response: { 200: PricingDocumentSchema, 304: z.null().describe('Not modified: the If-None-Match tag is current') },
+        },
+      },
+      async (request, reply) => {
+        const pricing = await getPricingDocument(ctx, request.params.slug, publicBaseUrl(ctx.config.publicBaseUrl, request));
+        reply.header('cache-control', PRICING_CACHE_CONTROL).header('etag', pricing.etag);
+        if (matchesETag(request.headers['if-none-match'], pricing.etag)) return reply.code(304).send(null);
+        // Already serialised by the exact codec: a string with a JSON content type is sent as it is.
+        return reply.type('application/json').send(pricing.body as never);
+      },
+    );
+  };
+}
