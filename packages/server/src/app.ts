@@ -9,7 +9,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
 import * as accounts from './modules/accounts/index.js';
-import { agentPublicRoutes } from './modules/agents/index.js';
+import { agentPublicRoutes, customerKeyRoutes } from './modules/agents/index.js';
 import { billingAdminRoutes, billingClientRoutes } from './modules/billing/index.js';
 import { catalogAdminRoutes, catalogClientRoutes } from './modules/catalog/index.js';
 import { creditAdminRoutes, creditClientRoutes, tariffAdminRoutes, tariffClientRoutes } from './modules/credits/index.js';
@@ -23,8 +23,9 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './pl
 import { registerIdempotency } from './platform/http/idempotency.js';
 import { assertCleanStrings, assertJsonDepth, MAX_PATH_PARAM_LENGTH, registerInputGuards } from './platform/http/input-guard.js';
 import { parseJson, stringifyJson } from './platform/http/json.js';
+import type { CustomerScope } from './platform/http/principal.js';
 import { allowedMethodsFrom } from './platform/http/route-methods.js';
-import { describeRouteForOpenApi, OPENAPI_DOCUMENT, openApiServers, withoutUnusedComponents } from './platform/http/openapi.js';
+import { describeRouteForOpenApi, OPENAPI_DOCUMENT, openApiServers, withOptionalBodies, withoutUnusedComponents } from './platform/http/openapi.js';
 
 export type BuildAppOptions = {
   /** Where logs go (default stdout); tests capture them. */
@@ -33,11 +34,17 @@ export type BuildAppOptions = {
   extraRoutes?: (app: FastifyInstance) => unknown;
 };
 
-export type RouteEntry = { method: string; url: string; hidden: boolean };
+export type RouteEntry = {
+  method: string;
+  url: string;
+  hidden: boolean;
+  /** The route's customer-key access (`config.customerKey`); null = customer keys denied. */
+  customerKey: CustomerScope | null;
+};
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Every route as registered (HEAD omitted), for the OpenAPI completeness check. */
+    /** Every route as registered (HEAD omitted), for the OpenAPI completeness and customer-key allow-list checks. */
     routeTable: RouteEntry[];
   }
 }
@@ -87,14 +94,21 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(swagger, {
     openapi: { ...OPENAPI_DOCUMENT, servers: openApiServers(config.publicBaseUrl, config.port) },
     transform: createJsonSchemaTransform({ skipList: [] }),
-    transformObject: (input) => withoutUnusedComponents(jsonSchemaTransformObject(input)),
+    transformObject: (input) => withoutUnusedComponents(withOptionalBodies(jsonSchemaTransformObject(input))),
   });
   await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/v3/api-docs' } as object });
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
     describeRouteForOpenApi(route);
     for (const method of [route.method].flat()) {
-      if (method !== 'HEAD') routeTable.push({ method, url: route.url, hidden: Boolean((route.schema as { hide?: boolean })?.hide) });
+      if (method !== 'HEAD') {
+        routeTable.push({
+          method,
+          url: route.url,
+          hidden: Boolean((route.schema as { hide?: boolean })?.hide),
+          customerKey: route.config?.customerKey ?? null,
+        });
+      }
     }
   });
 
@@ -111,7 +125,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(accounts.accountRoutes(ctx));
   await app.register(settingsAdminRoutes(ctx));
   // Monetization module (its switch answers module_disabled by path prefix in the auth hook).
-  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes, agentPublicRoutes]) {
+  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes, agentPublicRoutes, customerKeyRoutes]) {
     await app.register(routes(ctx));
   }
   if (options.extraRoutes) await app.register(async (scope) => void (await options.extraRoutes!(scope)));

@@ -1,4 +1,5 @@
 import type { Executor } from '../../platform/db/database.js';
+import { AppError, notFound } from '../../platform/errors/app-error.js';
 import type { CustomerScope } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { generateKey, hashKey, keyHint, type KeyEnvironment } from '../../platform/security/api-keys.js';
@@ -6,6 +7,18 @@ import { generateKey, hashKey, keyHint, type KeyEnvironment } from '../../platfo
 /** Customer keys expire this many days after issue (contract §2.1). */
 export const CUSTOMER_KEY_LIFETIME_DAYS = 1825;
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A customer key as listed: hint only, never the plaintext (which is not stored). */
+export type CustomerKey = {
+  id: string;
+  customerId: string;
+  keyHint: string;
+  scopes: CustomerScope[];
+  /** Usable now: neither revoked nor expired (an expired key answers 401 like a revoked one). */
+  active: boolean;
+  expiresAt: Date | null;
+  createdAt: Date;
+};
 
 export type IssuedCustomerKey = {
   id: string;
@@ -62,4 +75,99 @@ export async function issueCustomerKey(
     })
     .execute();
   return { id, customerId: input.customerId, apiKey, keyHint: hint, scopes: input.scopes, active: true, expiresAt, createdAt: input.now };
+}
+
+type KeyRow = { id: string; customer_id: string | null; key_hint: string; scopes: string[]; expires_at: Date | null; created_at: Date; revoked_at: Date | null };
+
+const KEY_COLUMNS = ['id', 'customer_id', 'key_hint', 'scopes', 'expires_at', 'created_at', 'revoked_at'] as const;
+
+/** Whether a key authenticates at `now`: the same rule as the principal lookup (not revoked, not expired). */
+export function isCustomerKeyActive(key: { revoked_at: Date | null; expires_at: Date | null }, now: Date): boolean {
+  return key.revoked_at === null && (key.expires_at === null || key.expires_at > now);
+}
+
+function toCustomerKey(row: KeyRow, now: Date): CustomerKey {
+  return {
+    id: row.id,
+    customerId: row.customer_id!,
+    keyHint: row.key_hint,
+    scopes: row.scopes as CustomerScope[],
+    active: isCustomerKeyActive(row, now),
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+  };
+}
+
+const keyNotFound = (keyId: string) => notFound(`API key not found: ${keyId}`);
+
+/**
+ * One page of a customer's keys, revoked and expired ones included (`active: false`), oldest first
+ * (created_at, then id): new keys land at the end, so paging while keys are issued skips none.
+ */
+export async function listCustomerKeys(
+  db: Executor,
+  input: { accountId: string; customerId: string; limit: number; offset: number; now: Date },
+): Promise<{ keys: CustomerKey[]; total: number }> {
+  const scope = db
+    .selectFrom('api_keys')
+    .where('account_id', '=', input.accountId)
+    .where('kind', '=', 'CUSTOMER')
+    .where('customer_id', '=', input.customerId);
+  const [rows, count] = await Promise.all([
+    scope.select(KEY_COLUMNS).orderBy('created_at').orderBy('id').limit(input.limit).offset(input.offset).execute(),
+    scope.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { keys: rows.map((row) => toCustomerKey(row, input.now)), total: Number(count.total) };
+}
+
+/**
+ * Revokes one of the customer's keys (from the next request on it answers 401). Revoking a revoked
+ * key changes nothing and succeeds. One statement. 404 for a key of another customer or account.
+ */
+export async function revokeCustomerKey(
+  db: Executor,
+  input: { accountId: string; customerId: string; keyId: string; now: Date },
+): Promise<void> {
+  const row = await db
+    .updateTable('api_keys')
+    .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(input.now)) }))
+    .where('id', '=', input.keyId)
+    .where('account_id', '=', input.accountId)
+    .where('kind', '=', 'CUSTOMER')
+    .where('customer_id', '=', input.customerId)
+    .returning('id')
+    .executeTakeFirst();
+  if (!row) throw keyNotFound(input.keyId);
+}
+
+/**
+ * Replaces one of the customer's keys, inside the caller's transaction: revokes it and issues a new
+ * one with the same scopes; the customer's other keys are untouched. The old key's row is locked, so
+ * of two concurrent rotations one wins and the other finds it revoked. A revoked key is 409 (it was
+ * deliberately ended: issue a new key instead); an expired one may be rotated, which is how it is
+ * renewed.
+ */
+export async function rotateCustomerKey(
+  tx: Executor,
+  input: { accountId: string; customerId: string; keyId: string; environment: KeyEnvironment; now: Date },
+): Promise<IssuedCustomerKey> {
+  const old = await tx
+    .selectFrom('api_keys')
+    .select(KEY_COLUMNS)
+    .where('id', '=', input.keyId)
+    .where('account_id', '=', input.accountId)
+    .where('kind', '=', 'CUSTOMER')
+    .where('customer_id', '=', input.customerId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!old) throw keyNotFound(input.keyId);
+  if (old.revoked_at !== null) throw new AppError('conflict', `API key is revoked and cannot be rotated: ${input.keyId}`);
+  await tx.updateTable('api_keys').set({ revoked_at: input.now }).where('id', '=', old.id).execute();
+  return issueCustomerKey(tx, {
+    accountId: input.accountId,
+    customerId: input.customerId,
+    scopes: old.scopes as CustomerScope[],
+    environment: input.environment,
+    now: input.now,
+  });
 }

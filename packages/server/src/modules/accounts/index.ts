@@ -8,6 +8,10 @@ export {
   CUSTOMER_KEY_LIFETIME_DAYS,
   customerKeyEnvironment,
   issueCustomerKey,
+  listCustomerKeys,
+  revokeCustomerKey,
+  rotateCustomerKey,
+  type CustomerKey,
   type IssuedCustomerKey,
 } from './customer-keys.js';
 export {

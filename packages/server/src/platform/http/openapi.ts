@@ -1,6 +1,14 @@
 import type { RouteOptions } from 'fastify';
 import { errorEnvelopeSchema } from './envelope.js';
+import type { CustomerScope } from './principal.js';
 import { surfaceOf } from './surfaces.js';
+
+const CUSTOMER_KEY_DESCRIPTION =
+  'Customer-scoped key (`ck_test_…` / `ck_live_…`) from POST /api/v1/client/customers/{ref}/keys, as a bearer token. ' +
+  'Pinned to one customer: a customerReferenceId in the path or body must be its own (or be left out of the body), else 403. ' +
+  'Scopes: `read` opens the operations marked `x-customer-key: read`; `purchase` is needed as well on those marked ' +
+  '`x-customer-key: purchase` (else 403 "This API key lacks the \'purchase\' scope"). ' +
+  'Every other operation (`x-customer-key: denied`) answers 403 "Access denied".';
 
 export const OPENAPI_DOCUMENT = {
   openapi: '3.1.0',
@@ -13,8 +21,10 @@ export const OPENAPI_DOCUMENT = {
   },
   components: {
     securitySchemes: {
-      ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Tenant key (sk_…) or customer key (ck_…)' },
-      ApiKeyBearer: { type: 'http', scheme: 'bearer', description: 'Tenant key (sk_…) or customer key (ck_…) as a bearer token' },
+      TenantKey: { type: 'http', scheme: 'bearer', description: 'Tenant key (`sk_test_…` / `sk_live_…`) as a bearer token: every Client API route' },
+      TenantKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Tenant key in `X-API-Key` (if `Authorization` is also sent, it wins)' },
+      CustomerKey: { type: 'http', scheme: 'bearer', description: CUSTOMER_KEY_DESCRIPTION },
+      CustomerKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: `Customer key in \`X-API-Key\`. ${CUSTOMER_KEY_DESCRIPTION}` },
       AdminJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'JWT from POST /public/v1/login' },
     },
   },
@@ -36,7 +46,7 @@ export function describeRouteForOpenApi(route: RouteOptions): void {
   const schema = (route.schema ??= {}) as Record<string, unknown> & { response?: Record<string, unknown> };
   if (schema.hide) return;
   const surface = surfaceOf(route.url);
-  if (surface === 'client') schema.security = [{ ApiKeyHeader: [] }, { ApiKeyBearer: [] }];
+  if (surface === 'client') describeCustomerKeyAccess(schema, route.config?.customerKey);
   if (surface === 'admin') schema.security = [{ AdminJwt: [] }];
   // Open routes (login, health) say so explicitly: no credential, not "unspecified".
   if (surface === 'open') schema.security = [];
@@ -49,9 +59,54 @@ export function describeRouteForOpenApi(route: RouteOptions): void {
   for (const status of statuses) response[status] ??= errorEnvelopeSchema;
 }
 
+const TENANT_SECURITY = [{ TenantKey: [] }, { TenantKeyHeader: [] }];
+const CUSTOMER_KEY_ACCESS = {
+  read: 'Customer keys: accepted (any scope); a customer named in the path or body must be the key\'s own (403 otherwise).',
+  purchase: "Customer keys: accepted with the `purchase` scope (403 without it); a customer named in the path or body must be the key's own.",
+  denied: 'Customer keys: denied (403 Access denied); tenant key only.',
+} as const;
+
+/**
+ * A Client API operation's security: the tenant schemes always, the customer schemes only where
+ * `config.customerKey` opens the route (the auth hook's allow-list), stated again as the
+ * `x-customer-key` extension (`read` | `purchase` | `denied`) and a sentence in the description.
+ */
+function describeCustomerKeyAccess(schema: Record<string, unknown>, customerKey: CustomerScope | undefined): void {
+  // Once per schema: a GET's implicit HEAD route shares its schema object.
+  if ('x-customer-key' in schema) return;
+  const access = customerKey ?? 'denied';
+  schema.security = customerKey ? [...TENANT_SECURITY, { CustomerKey: [] }, { CustomerKeyHeader: [] }] : TENANT_SECURITY;
+  schema['x-customer-key'] = access;
+  const description = typeof schema.description === 'string' ? schema.description.trim() : '';
+  schema.description = description ? `${description}\n\n${CUSTOMER_KEY_ACCESS[access]}` : CUSTOMER_KEY_ACCESS[access];
+}
+
 /** `servers` of the document: the configured public origin, else this node's own port. */
 export function openApiServers(publicBaseUrl: string | undefined, port: number) {
   return [{ url: publicBaseUrl ?? `http://localhost:${port}` }];
+}
+
+type Operation = { requestBody?: { required?: boolean; content?: Record<string, { schema?: { anyOf?: unknown[] } }> } };
+
+/**
+ * A body schema that also accepts `null` (`z.object(…).nullish()`) is how a route says its body is
+ * optional: Fastify hands a request without a body to validation as null. @fastify/swagger marks
+ * every requestBody required, so here such bodies become `required: false` with the object schema.
+ */
+export function withOptionalBodies<T extends object>(document: T): T {
+  const paths = (document as { paths?: Record<string, Record<string, Operation>> }).paths ?? {};
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item)) {
+      const media = op?.requestBody?.content?.['application/json'];
+      const anyOf = media?.schema?.anyOf;
+      if (!media || !anyOf || anyOf.length !== 2) continue;
+      const nonNull = anyOf.filter((s) => (s as { type?: unknown }).type !== 'null');
+      if (nonNull.length !== 1) continue;
+      media.schema = nonNull[0] as { anyOf?: unknown[] };
+      op.requestBody!.required = false;
+    }
+  }
+  return document;
 }
 
 const SCHEMA_REF = /"\$ref":"#\/components\/schemas\/([^"]+)"/g;

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { newId } from '../../../src/platform/ids.js';
-import { generateKey, hashKey, keyHint } from '../../../src/platform/security/api-keys.js';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
 
@@ -13,15 +11,8 @@ describe('customer-scoped keys on monetization routes', () => {
   let featureKey: string;
   let planId: string;
 
-  /** Customer keys are issued by the agent surface (a later issue); here the row is written directly. */
-  async function issueKey(accountId: string, customerRef: string, scopes: string[]) {
-    const customer = await svc.ctx.db.selectFrom('customers').select('id').where('account_id', '=', accountId).where('customer_reference_id', '=', customerRef).executeTakeFirstOrThrow();
-    const key = generateKey('customer', 'test');
-    await svc.ctx.db
-      .insertInto('api_keys')
-      .values({ id: newId(), account_id: accountId, kind: 'CUSTOMER', customer_id: customer.id, scopes, key_hash: hashKey(key), key_hint: keyHint(key), created_at: svc.clock.now(), expires_at: null, revoked_at: null })
-      .execute();
-    return key;
+  async function issueKey(customerRef: string, scopes: string[]) {
+    return (await m.expectOk(m.client('POST', `/customers/${customerRef}/keys`, { scopes }), 201)).apiKey as string;
   }
 
   before(async () => {
@@ -33,8 +24,8 @@ describe('customer-scoped keys on monetization routes', () => {
     planId = (await m.activePlan({ price: 0, features: [{ id: feature.id }] })).id;
     await m.customer('alice');
     await m.customer('bob');
-    readKey = await issueKey(acct.accountId, 'alice', ['read']);
-    buyKey = await issueKey(acct.accountId, 'alice', ['read', 'purchase']);
+    readKey = await issueKey('alice', ['read']);
+    buyKey = await issueKey('alice', ['read', 'purchase']);
   });
   after(() => svc.close());
 

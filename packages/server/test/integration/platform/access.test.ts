@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ok } from '../../../src/platform/http/envelope.js';
 import { principalOf } from '../../../src/platform/http/principal.js';
-import { newId } from '../../../src/platform/ids.js';
-import { generateKey, hashKey, keyHint } from '../../../src/platform/security/api-keys.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
 
 const routes: FastifyPluginAsyncZod = async (app) => {
@@ -20,30 +19,16 @@ describe('customer-scoped keys and the per-route allow-list', () => {
   let tenantKey: string;
   let accountId: string;
 
-  async function customerKey(scopes: string[], options: { revoked?: boolean; expired?: boolean } = {}) {
-    const key = generateKey('customer', 'test');
-    const now = svc.clock.now();
-    const customerId = newId();
-    await svc.ctx.db
-      .insertInto('customers')
-      .values({ id: customerId, account_id: accountId, customer_reference_id: `c-${customerId}`, email: null, first_name: null, last_name: null, phone_number: null, address: null, source: 'MANUAL', created_at: now, modified_at: now })
-      .execute();
-    await svc.ctx.db
-      .insertInto('api_keys')
-      .values({
-        id: newId(),
-        account_id: accountId,
-        kind: 'CUSTOMER',
-        customer_id: customerId,
-        scopes,
-        key_hash: hashKey(key),
-        key_hint: keyHint(key),
-        created_at: now,
-        expires_at: options.expired ? new Date(now.getTime() - 1000) : new Date(now.getTime() + 86_400_000),
-        revoked_at: options.revoked ? now : null,
-      })
-      .execute();
-    return key;
+  /** A new customer and a key for it, issued through the key routes (contract §2.4). */
+  async function customerKey(scopes: string[], options: { revoked?: boolean } = {}) {
+    const ref = `c-${randomUUID()}`;
+    const created = await svc.http.post('/api/v1/client/customers', { auth: tenantKey, body: { customerReferenceId: ref, email: `${ref}@example.com` } });
+    assert.equal(created.status, 201, created.text);
+    const issued = await svc.http.post(`/api/v1/client/customers/${ref}/keys`, { auth: tenantKey, body: { scopes } });
+    assert.equal(issued.status, 201, issued.text);
+    const { id, apiKey } = issued.body.data as { id: string; apiKey: string };
+    if (options.revoked) assert.equal((await svc.http.delete(`/api/v1/client/customers/${ref}/keys/${id}`, { auth: tenantKey })).status, 200);
+    return apiKey;
   }
 
   before(async () => {
@@ -79,10 +64,19 @@ describe('customer-scoped keys and the per-route allow-list', () => {
   });
 
   test('when a customer key is revoked or expired then 401', async () => {
-    for (const key of [await customerKey(['read'], { revoked: true }), await customerKey(['read'], { expired: true })]) {
-      const res = await svc.http.get('/api/v1/client/test/read', { auth: key });
-      assert.equal(res.status, 401);
+    const revoked = await customerKey(['read'], { revoked: true });
+    assert.equal((await svc.http.get('/api/v1/client/test/read', { auth: revoked })).status, 401);
+    const key = await customerKey(['read']);
+    const lifetimeMs = 1825 * 86_400_000;
+    svc.clock.advanceMs(lifetimeMs);
+    try {
+      const expired = await svc.http.get('/api/v1/client/test/read', { auth: key });
+      assert.equal(expired.status, 401);
+      assert.equal(expired.body.error.message, 'Invalid API key');
+    } finally {
+      svc.clock.advanceMs(-lifetimeMs);
     }
+    assert.equal((await svc.http.get('/api/v1/client/test/read', { auth: key })).status, 200);
   });
 
   test('when a customer key is sent to the Admin API then 401', async () => {

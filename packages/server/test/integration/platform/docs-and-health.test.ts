@@ -15,7 +15,7 @@ describe('OpenAPI, Swagger UI and health', () => {
     assert.equal(res.status, 200);
     const doc = res.body;
     assert.equal(doc.openapi, '3.1.0');
-    assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['AdminJwt', 'ApiKeyBearer', 'ApiKeyHeader']);
+    assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['AdminJwt', 'CustomerKey', 'CustomerKeyHeader', 'TenantKey', 'TenantKeyHeader']);
     assert.ok(doc.components.schemas.ErrorEnvelope, 'the shared error envelope is a component');
     const routes = svc.app.printRoutes({ commonPrefix: false });
     for (const path of ['/public/v1/login', '/api/v1/account/api-key', '/api/v1/account/change-password', '/healthz', '/readyz']) {
@@ -24,7 +24,7 @@ describe('OpenAPI, Swagger UI and health', () => {
       assert.ok(item, `${path} is documented`);
       for (const [method, op] of Object.entries<any>(item)) {
         const surface = surfaceOf(path);
-        const expected = surface === 'admin' ? [{ AdminJwt: [] }] : surface === 'client' ? [{ ApiKeyHeader: [] }, { ApiKeyBearer: [] }] : [];
+        const expected = surface === 'admin' ? [{ AdminJwt: [] }] : surface === 'client' ? [{ TenantKey: [] }, { TenantKeyHeader: [] }] : [];
         assert.deepEqual(op.security, expected, `${method} ${path}`);
         assert.ok(op.responses['200'], `${method} ${path} documents its success`);
         assert.ok(op.responses['400'], `${method} ${path} documents errors`);

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { RefParams } from '../customers/index.js';
+import { CUSTOMER_SCOPES } from './keys-domain.js';
+
+export const KeyCreateSchema = z
+  .object({
+    scopes: z
+      .array(z.string().max(64))
+      .max(16)
+      .optional()
+      .describe(`Subset of ${CUSTOMER_SCOPES.join(', ')}; absent or empty: ["read"]. Duplicates collapse. Any other value is 400 "Unknown scope '<s>' — allowed: [read, purchase]".`),
+  })
+  .nullish();
+
+export const KeyParams = RefParams.extend({ keyId: z.uuid() });
+
+const keyFields = {
+  id: z.uuid(),
+  customerReferenceId: z.string(),
+  keyHint: z.string().describe('Prefix and last 4 characters, e.g. ck_live_…a91c'),
+  scopes: z.array(z.enum(CUSTOMER_SCOPES as [string, ...string[]])),
+  active: z.boolean().describe('The key authenticates now: false once revoked, rotated away or expired'),
+  expiresAt: z.date().nullable().describe('Issue time + 1825 days'),
+  createdAt: z.date(),
+};
+
+export const CustomerKeySchema = z.object(keyFields).meta({ id: 'CustomerApiKey' });
+
+export const IssuedCustomerKeySchema = z
+  .object({ ...keyFields, apiKey: z.string().describe('The key itself (ck_test_… / ck_live_…): shown only in this answer, never stored') })
+  .meta({ id: 'IssuedCustomerApiKey' });
+
+export type KeyCreate = z.output<typeof KeyCreateSchema>;

@@ -1,0 +1,82 @@
+import {
+  customerKeyEnvironment,
+  issueCustomerKey,
+  listCustomerKeys,
+  revokeCustomerKey,
+  rotateCustomerKey,
+  type CustomerKey,
+  type IssuedCustomerKey,
+} from '../accounts/index.js';
+import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/database.js';
+import { withStatement, withTransaction } from '../../platform/db/transaction.js';
+import { toPage, type PageQuery } from '../../platform/http/pagination.js';
+import { getCustomerByRef } from '../customers/index.js';
+import { computeKeyScopes } from './keys-domain.js';
+
+/** Customer-key management (contract §2.4): tenant key only, the auth hook refuses customer keys. */
+export type KeyTarget = { accountId: string; ref: string };
+
+function toKeyView(key: CustomerKey, customerReferenceId: string) {
+  const { customerId: _customerId, ...rest } = key;
+  return { ...rest, customerReferenceId };
+}
+
+function toIssuedKeyView(key: IssuedCustomerKey, customerReferenceId: string) {
+  const { customerId: _customerId, ...rest } = key;
+  return { ...rest, customerReferenceId };
+}
+
+/** New keys take the environment of the account's tenant key (`sk_live_` → `ck_live_`). */
+const environmentOf = (ctx: AppContext, db: Executor, accountId: string) =>
+  customerKeyEnvironment(db, accountId, ctx.config.apiKeyEnvironment);
+
+export async function createCustomerKey(ctx: AppContext, target: KeyTarget, requestedScopes: string[] | undefined) {
+  const scopes = computeKeyScopes(requestedScopes);
+  return withTransaction(ctx.db, async (tx) => {
+    const customer = await getCustomerByRef(tx, target.accountId, target.ref);
+    const key = await issueCustomerKey(tx, {
+      accountId: target.accountId,
+      customerId: customer.id,
+      scopes,
+      environment: await environmentOf(ctx, tx, target.accountId),
+      now: ctx.clock.now(),
+    });
+    return toIssuedKeyView(key, customer.customer_reference_id);
+  });
+}
+
+export async function listCustomerKeyPage(ctx: AppContext, target: KeyTarget, page: PageQuery) {
+  const customer = await getCustomerByRef(ctx.db, target.accountId, target.ref);
+  const { keys, total } = await listCustomerKeys(ctx.db, {
+    accountId: target.accountId,
+    customerId: customer.id,
+    limit: page.limit,
+    offset: page.offset,
+    now: ctx.clock.now(),
+  });
+  return toPage(keys.map((key) => toKeyView(key, customer.customer_reference_id)), total, page);
+}
+
+/** Revokes the key and issues its replacement (same scopes) in one transaction. */
+export async function rotateKey(ctx: AppContext, target: KeyTarget, keyId: string) {
+  return withTransaction(ctx.db, async (tx) => {
+    const customer = await getCustomerByRef(tx, target.accountId, target.ref);
+    const key = await rotateCustomerKey(tx, {
+      accountId: target.accountId,
+      customerId: customer.id,
+      keyId,
+      environment: await environmentOf(ctx, tx, target.accountId),
+      now: ctx.clock.now(),
+    });
+    return toIssuedKeyView(key, customer.customer_reference_id);
+  });
+}
+
+/** Idempotent: revoking a revoked key succeeds and keeps its first revocation time. */
+export async function revokeKey(ctx: AppContext, target: KeyTarget, keyId: string) {
+  const customer = await getCustomerByRef(ctx.db, target.accountId, target.ref);
+  await withStatement(ctx.db, (db) =>
+    revokeCustomerKey(db, { accountId: target.accountId, customerId: customer.id, keyId, now: ctx.clock.now() }),
+  );
+}
