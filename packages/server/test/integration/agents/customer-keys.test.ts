@@ -170,6 +170,28 @@ describe('customer-scoped key routes (contract §2.4)', () => {
     assert.equal((await as(tenantKey, 'GET', keys(customerReferenceId))).body.data.pagination.total, 1);
   });
 
+  test('when the same key is rotated twice at once then one rotation wins and the other is 409', async () => {
+    const { customerReferenceId } = await m.customer();
+    const key = await issue(customerReferenceId, ['read', 'purchase']);
+    const answers = await Promise.all([0, 1].map(() => as(tenantKey, 'POST', `${keys(customerReferenceId)}/${key.id}/rotate`)));
+    assert.deepEqual(answers.map((r) => r.status).sort(), [200, 409], answers.map((r) => r.text).join('\n'));
+    const listed = (await as(tenantKey, 'GET', keys(customerReferenceId))).body.data;
+    assert.equal(listed.pagination.total, 2);
+    assert.deepEqual(listed.items.map((k: { active: boolean }) => k.active), [false, true]);
+  });
+
+  test('when a create is retried with the same Idempotency-Key then the same key is answered and only one is issued', async () => {
+    const { customerReferenceId } = await m.customer();
+    const send = () => svc.http.post(keys(customerReferenceId), { auth: tenantKey, body: { scopes: ['read'] }, headers: { 'idempotency-key': `create-${customerReferenceId}` } });
+    const first = await send();
+    const second = await send();
+    assert.equal(first.status, 201, first.text);
+    assert.equal(second.status, 201, second.text);
+    assert.equal(second.body.data.apiKey, first.body.data.apiKey);
+    assert.equal(second.body.data.id, first.body.data.id);
+    assert.equal((await as(tenantKey, 'GET', keys(customerReferenceId))).body.data.pagination.total, 1);
+  });
+
   test('when a key is revoked then it is 401 at once, and revoking it again is 200 with no data', async () => {
     const { customerReferenceId } = await m.customer();
     const key = await issue(customerReferenceId);
