@@ -17,14 +17,15 @@ import { computeKeyScopes } from './keys-domain.js';
 /** Customer-key management (contract §2.4): tenant key only, the auth hook refuses customer keys. */
 export type KeyTarget = { accountId: string; ref: string };
 
+/** The key object of contract §2.4, in its field order; `apiKey` only when just issued. */
 function toKeyView(key: CustomerKey, customerReferenceId: string) {
-  const { customerId: _customerId, ...rest } = key;
-  return { ...rest, customerReferenceId };
+  const { id, keyHint, scopes, active, expiresAt, createdAt } = key;
+  return { id, customerReferenceId, keyHint, scopes, active, expiresAt, createdAt };
 }
 
 function toIssuedKeyView(key: IssuedCustomerKey, customerReferenceId: string) {
-  const { customerId: _customerId, ...rest } = key;
-  return { ...rest, customerReferenceId };
+  const { id, apiKey, keyHint, scopes, active, expiresAt, createdAt } = key;
+  return { id, customerReferenceId, apiKey, keyHint, scopes, active, expiresAt, createdAt };
 }
 
 /** New keys take the environment of the account's tenant key (`sk_live_` → `ck_live_`). */
