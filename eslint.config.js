@@ -13,11 +13,12 @@ export const MODULE_DEPENDENCIES = {
   health: [],
   catalog: [],
   customers: [],
-  billing: ['catalog', 'customers'],
+  billing: ['catalog', 'customers', 'settings'],
   credits: ['catalog', 'customers', 'billing'],
   usage: ['catalog', 'customers', 'billing', 'credits'],
   settings: ['catalog'],
   agents: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits'],
+  payments: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits'],
 };
 
 export default tseslint.config(

@@ -54,3 +54,11 @@ test('when APP_SECRETS_KEY_PREVIOUS lists keys then they are kept in order, and 
   assert.deepEqual(loadConfig({ DATA_DIR: dir }).secretsKeyPrevious, []);
   assert.throws(() => loadConfig({ DATA_DIR: dir, APP_SECRETS_KEY_PREVIOUS: `${old1},short` }), /APP_SECRETS_KEY_PREVIOUS: each comma-separated key/);
 });
+
+test('when APP_STRIPE_API_BASE points at a local fake then the SDK origin is split into host, port and protocol', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tally-config-'));
+  const base = { DATA_DIR: dataDir };
+  assert.deepEqual(loadConfig(base).stripe.api, { host: 'api.stripe.com', port: 443, protocol: 'https' });
+  assert.deepEqual(loadConfig({ ...base, APP_STRIPE_API_BASE: 'http://127.0.0.1:12111/' }).stripe.api, { host: '127.0.0.1', port: 12111, protocol: 'http' });
+  assert.throws(() => loadConfig({ ...base, APP_STRIPE_API_BASE: 'ftp://stripe.example/v1' }), (err: unknown) => err instanceof ConfigError && /^APP_STRIPE_API_BASE: /.test(err.problems[0]!));
+});

@@ -36,6 +36,15 @@ const EnvSchema = z.object({
   APP_MCP_ENABLED: booleanFlag(true),
   APP_MCP_ADMIN_TOOLS_ENABLED: booleanFlag(false),
   APP_API_KEY_ENVIRONMENT: z.enum(['test', 'live']).default('test'),
+  APP_STRIPE_API_BASE: z
+    .string()
+    .default('https://api.stripe.com')
+    .refine((v) => /^https?:\/\/[^\s/?#]+\/?$/.test(v.trim()), 'must be an http(s) origin such as https://api.stripe.com'),
+  STRIPE_API_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  APP_STRIPE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120000).default(20000),
+  APP_STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  APP_STRIPE_WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   APP_JOBS_ENABLED: booleanFlag(true),
   APP_TRUST_PROXY: booleanFlag(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -64,6 +73,15 @@ export type Config = Readonly<{
   mcpEnabled: boolean;
   mcpAdminToolsEnabled: boolean;
   apiKeyEnvironment: 'test' | 'live';
+  /** The payment processor (Stripe): where the SDK connects and the install-wide fallback secrets. */
+  stripe: {
+    api: { host: string; port: number; protocol: 'http' | 'https' };
+    fallbackApiKey: string | undefined;
+    fallbackWebhookSecret: string | undefined;
+    timeoutMs: number;
+    maxNetworkRetries: number;
+    webhookToleranceSeconds: number;
+  };
   jobsEnabled: boolean;
   /** Trust X-Forwarded-For (client address for login throttling) when behind a proxy. */
   trustProxy: boolean;
@@ -116,12 +134,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpEnabled: e.APP_MCP_ENABLED,
     mcpAdminToolsEnabled: e.APP_MCP_ADMIN_TOOLS_ENABLED,
     apiKeyEnvironment: e.APP_API_KEY_ENVIRONMENT,
+    stripe: {
+      api: stripeApiOrigin(e.APP_STRIPE_API_BASE),
+      fallbackApiKey: e.STRIPE_API_KEY,
+      fallbackWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
+      timeoutMs: e.APP_STRIPE_TIMEOUT_MS,
+      maxNetworkRetries: e.APP_STRIPE_MAX_NETWORK_RETRIES,
+      webhookToleranceSeconds: e.APP_STRIPE_WEBHOOK_TOLERANCE_SECONDS,
+    },
     jobsEnabled: e.APP_JOBS_ENABLED,
     trustProxy: e.APP_TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     devSeed: { username: e.DEV_SEED_USERNAME, password: e.DEV_SEED_PASSWORD, apiKey: e.DEV_SEED_API_KEY },
     warnings,
   });
+}
+
+/** The SDK takes host, port and protocol rather than a URL (vendor-apis.md §6.2). */
+function stripeApiOrigin(base: string): Config['stripe']['api'] {
+  const url = new URL(base.trim());
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  return { host: url.hostname, port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443, protocol };
 }
 
 function persistedSecret(dataDir: string, file: string, name: string, warnings: string[]): string {

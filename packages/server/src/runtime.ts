@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { purgeStaleLoginThrottles } from './modules/accounts/index.js';
 import * as billing from './modules/billing/index.js';
 import * as credits from './modules/credits/index.js';
+import * as payments from './modules/payments/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppContext } from './platform/context.js';
 import { openDatabase, type Database, type DatabaseOptions } from './platform/db/database.js';
@@ -27,7 +28,7 @@ export function databaseOptionsOf(config: Config): DatabaseOptions {
 }
 
 /** The monetization modules with hooks or jobs, in dependency order (their hooks register, and run, in this order). */
-const monetizationModules = [billing, credits];
+const monetizationModules = [billing, credits, payments];
 
 /** Registers the modules' hooks (platform/hooks.ts) for the switched-on modules; idempotent. */
 export function registerModuleHooks(config: Config): void {

@@ -56,6 +56,8 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     APP_SECRETS_KEY: 'test-secrets-key-0123456789abcdef012345678',
     LOG_LEVEL: 'info',
     APP_JOBS_ENABLED: 'false',
+    // Never the real processor: a test that needs Stripe starts the fake and passes its origin.
+    APP_STRIPE_API_BASE: 'http://127.0.0.1:9',
     ...options.env,
   });
   const clock = new FrozenClock(options.now ?? '2026-03-10T12:00:00Z');

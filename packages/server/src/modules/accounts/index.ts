@@ -2,7 +2,7 @@
  * Face of the accounts module: what app.ts, runtime.ts, scripts and other modules may use.
  * Everything else under accounts/ is private to it (enforced by the module-boundaries lint rule).
  */
-export { findAccountName } from './repo.js';
+export { accountExists, findAccountName } from './repo.js';
 export { accountRoutes } from './routes.js';
 export {
   CUSTOMER_KEY_LIFETIME_DAYS,

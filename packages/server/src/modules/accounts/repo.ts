@@ -168,3 +168,8 @@ export async function countAccounts(db: Executor): Promise<number> {
   const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+export async function accountExists(db: Executor, accountId: string): Promise<boolean> {
+  const row = await db.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
+  return row !== undefined;
+}

@@ -9,3 +9,6 @@ export { registerHooks } from './hooks.js';
 export { computeNextPeriod, projectEndOfPeriod } from './periods.js';
 export { findInvoice, findSubscription, listCustomerSubscriptions, type SubscriptionRow } from './repo.js';
 export { billingAdminRoutes, billingClientRoutes } from './routes.js';
+export { findFirstDueInvoice, settleInvoice } from './invoices.js';
+export { checkSubscribePayment, collectInitialPayment, type InitialPaymentOutcome, type SubscribePayment } from './payment-slots.js';
+export type { InvoiceRow } from './repo.js';

@@ -1,41 +1,60 @@
 import type { AppContext } from '../../platform/context.js';
 import { withTransaction } from '../../platform/db/transaction.js';
-import { conflict, notFound } from '../../platform/errors/app-error.js';
+import type { Executor, Tx } from '../../platform/db/database.js';
+import { conflict, invalid, notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import * as catalogRepo from '../catalog/index.js';
 import { getCustomerByRef } from '../customers/index.js';
+import { getAccountSettings } from '../settings/index.js';
 import { onPeriodPaid } from './lifecycle.js';
 import * as repo from './repo.js';
 import { toInvoiceViews } from './views.js';
 
 /**
- * Settles a DUE or PAST_DUE invoice (no payment processor connected). Paying the initial invoice
- * activates the subscription; paying the last past-due invoice restores its entitlements. An
- * already PAID invoice is a no-op; VOID or CANCELLED ones cannot be paid.
+ * Mark-paid (contract §4.8): settles a DUE or PAST_DUE invoice by hand. Refused when the processor
+ * drives billing (PROCESSOR_INTEGRATION): there invoices are paid through the processor.
  */
 export async function markInvoicePaid(ctx: AppContext, accountId: string, invoiceId: string) {
+  const { stripeMode } = await getAccountSettings(ctx.db, accountId);
+  if (stripeMode === 'PROCESSOR_INTEGRATION') {
+    throw invalid('Manual invoice payment is not available for Stripe-integrated accounts. Invoices are paid through Stripe.');
+  }
   const now = ctx.clock.now();
   const paid = await withTransaction(ctx.db, async (tx) => {
-    const invoice = await repo.lockInvoice(tx, accountId, invoiceId);
+    const invoice = await settleInvoice(tx, accountId, invoiceId, now);
     if (!invoice) throw notFound(`Invoice not found: ${invoiceId}`);
-    if (invoice.status === 'PAID') return invoice;
-    if (invoice.status !== 'DUE' && invoice.status !== 'PAST_DUE') {
-      throw conflict(`Invoice is ${invoice.status} and cannot be paid`);
-    }
-    const subscription = (await repo.lockSubscription(tx, accountId, invoice.subscription_id))!;
-    const updated = await repo.updateInvoice(tx, { ...invoice, status: 'PAID', paid_at: now, modified_at: now });
-    let next = subscription;
-    if (invoice.type === 'IN_ADVANCE_INITIAL' && !subscription.is_active && !subscription.ended_at && !subscription.cancelled_at) {
-      next = await repo.updateSubscription(tx, { ...subscription, is_active: true, modified_at: now });
-      const plan = (await catalogRepo.findPlan(tx, accountId, subscription.plan_id))!;
-      await onPeriodPaid(tx, next, plan, { start: subscription.current_period_start, end: subscription.current_period_end }, now);
-    }
-    if (invoice.status === 'PAST_DUE' && next.entitlements_revoked && !(await repo.hasPastDue(tx, accountId, subscription.id))) {
-      await repo.updateSubscription(tx, { ...next, entitlements_revoked: false, modified_at: now });
-    }
-    return updated;
+    return invoice;
   });
   return (await toInvoiceViews(ctx.db, accountId, [paid]))[0]!;
+}
+
+/**
+ * Settles a DUE or PAST_DUE invoice inside the caller's transaction (mark-paid, and the processor's
+ * `invoice.paid` webhook). The invoice row is locked first, so concurrent settlements run one after
+ * the other and the second finds it PAID: a no-op that grants nothing again. Paying the initial
+ * invoice activates the subscription (and grants its period's plan credits); paying the last
+ * past-due invoice restores its entitlements. VOID or CANCELLED invoices cannot be paid (409).
+ * Returns undefined for an unknown invoice.
+ */
+export async function settleInvoice(tx: Tx, accountId: string, invoiceId: string, now: Date): Promise<repo.InvoiceRow | undefined> {
+  const invoice = await repo.lockInvoice(tx, accountId, invoiceId);
+  if (!invoice) return undefined;
+  if (invoice.status === 'PAID') return invoice;
+  if (invoice.status !== 'DUE' && invoice.status !== 'PAST_DUE') {
+    throw conflict(`Invoice is ${invoice.status} and cannot be paid`);
+  }
+  const subscription = (await repo.lockSubscription(tx, accountId, invoice.subscription_id))!;
+  const updated = await repo.updateInvoice(tx, { ...invoice, status: 'PAID', paid_at: now, modified_at: now });
+  let next = subscription;
+  if (invoice.type === 'IN_ADVANCE_INITIAL' && !subscription.is_active && !subscription.ended_at && !subscription.cancelled_at) {
+    next = await repo.updateSubscription(tx, { ...subscription, is_active: true, modified_at: now });
+    const plan = (await catalogRepo.findPlan(tx, accountId, subscription.plan_id))!;
+    await onPeriodPaid(tx, next, plan, { start: subscription.current_period_start, end: subscription.current_period_end }, now);
+  }
+  if (invoice.status === 'PAST_DUE' && next.entitlements_revoked && !(await repo.hasPastDue(tx, accountId, subscription.id))) {
+    await repo.updateSubscription(tx, { ...next, entitlements_revoked: false, modified_at: now });
+  }
+  return updated;
 }
 
 export async function listCustomerInvoicePage(ctx: AppContext, accountId: string, ref: string, page: PageQuery) {
@@ -59,4 +78,10 @@ export async function getInvoice(ctx: AppContext, accountId: string, invoiceId: 
   const row = await repo.findInvoice(ctx.db, accountId, invoiceId);
   if (!row) throw notFound(`Invoice not found: ${invoiceId}`);
   return (await toInvoiceViews(ctx.db, accountId, [row]))[0]!;
+}
+
+/** The subscription's oldest DUE invoice (the one a hosted payment page collects), if any. */
+export async function findFirstDueInvoice(db: Executor, accountId: string, subscriptionId: string): Promise<repo.InvoiceRow | undefined> {
+  const due = await repo.listInvoices(db, accountId, { subscriptionId, statuses: ['DUE'] });
+  return due.at(-1);
 }

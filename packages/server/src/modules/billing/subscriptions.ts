@@ -10,6 +10,7 @@ import type { PlanRow } from '../catalog/index.js';
 import { resolveCallerCustomer } from '../customers/index.js';
 import { basePriceLine, raiseInvoice } from './invoicing.js';
 import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
+import { checkSubscribePayment, collectInitialPayment } from './payment-slots.js';
 import { computeCancellationCredit, computeInitialPeriod, computeUpgradeProration } from './periods.js';
 import * as repo from './repo.js';
 import type { SubscribeRequest } from './schema.js';
@@ -38,19 +39,21 @@ export async function subscribe(ctx: AppContext, principal: Principal, input: Su
   const planRef = input.planId ?? input.planKey;
   if (!planRef) throw invalid('Validation failed: planId: is required', { fields: [{ field: 'planId', message: 'is required' }] });
   const now = ctx.clock.now();
-  const { subscription, invoiceId } = await withTransaction(ctx.db, async (tx) => {
+  const { subscription, invoiceId, payment } = await withTransaction(ctx.db, async (tx) => {
     const customer = await resolveCallerCustomer(tx, principal, input.customerReferenceId);
     const plan = await findPlanByIdOrKey(tx, principal.accountId, planRef);
     requireActivePlan(plan);
+    const payment = { plan, customer, paymentMethodId: input.paymentMethodId };
     const pending = await repo.findPendingInitial(tx, principal.accountId, customer.id, plan.id);
     if (pending) {
       const open = await repo.listInvoices(tx, principal.accountId, { subscriptionId: pending.id, statuses: ['DUE'] });
-      return { subscription: pending, invoiceId: open[0]?.id };
+      return { subscription: pending, invoiceId: open[0]?.id, payment };
     }
     const period = computeInitialPeriod(now, plan.interval_months!);
     const price = dec(plan.price_amount ?? '0');
     const inArrears = plan.billing_timing === 'IN_ARREARS';
     const activeAtOnce = price.isZero() || inArrears;
+    if (!activeAtOnce) await checkSubscribePayment.call(tx, principal, payment);
     const subscription = await repo.insertSubscription(tx, {
       id: newId(),
       account_id: principal.accountId,
@@ -81,12 +84,23 @@ export async function subscribe(ctx: AppContext, principal: Principal, input: Su
       now,
     });
     if (activeAtOnce) await onPeriodPaid(tx, subscription, plan, period, now);
-    return { subscription, invoiceId: invoice.id };
+    return { subscription, invoiceId: invoice.id, payment };
   });
-  return subscribeResult(ctx, principal.accountId, subscription, invoiceId);
+  const invoice = invoiceId ? await repo.findInvoice(ctx.db, principal.accountId, invoiceId) : undefined;
+  if (invoice?.status === 'DUE' && invoice.type === 'IN_ADVANCE_INITIAL') {
+    const outcome = await collectInitialPayment.call(ctx, principal, { ...payment, subscription, invoice });
+    if (outcome.kind === 'checkout') {
+      const result = await subscribeResult(ctx, principal.accountId, subscription.id, invoiceId);
+      const { kind: _kind, ...checkout } = outcome;
+      throw new AppError('payment_required', 'A payment method is required; hand checkoutUrl to your principal and poll the checkout session', { data: { ...result, ...checkout } });
+    }
+  }
+  return subscribeResult(ctx, principal.accountId, subscription.id, invoiceId);
 }
 
-async function subscribeResult(ctx: AppContext, accountId: string, subscription: repo.SubscriptionRow, invoiceId: string | undefined) {
+/** The subscribe reply, read after every write (a payment may have activated the subscription). */
+async function subscribeResult(ctx: AppContext, accountId: string, subscriptionId: string, invoiceId: string | undefined) {
+  const subscription = (await repo.findSubscription(ctx.db, accountId, subscriptionId))!;
   const invoice = invoiceId ? await repo.findInvoice(ctx.db, accountId, invoiceId) : undefined;
   return {
     subscription: await toSubscriptionView(ctx.db, subscription),
@@ -228,7 +242,7 @@ export async function changePlan(ctx: AppContext, principal: Principal, subscrip
     await onPlanChanged(tx, swapped, from, to, change.id, now);
     return { subscription: swapped, invoiceId };
   });
-  const view = await subscribeResult(ctx, principal.accountId, (await repo.findSubscription(ctx.db, principal.accountId, result.subscription.id))!, result.invoiceId);
+  const view = await subscribeResult(ctx, principal.accountId, result.subscription.id, result.invoiceId);
   return { subscription: view.subscription, invoice: view.invoice };
 }
 

@@ -14,6 +14,7 @@ export {
   type ResolvedWeight,
 } from './draw.js';
 export { jobs, registerHooks } from './hooks.js';
+export { getCustomerPool, grantPurchasedCredits, type PurchasablePool, type PurchaseGrantInput } from './purchases.js';
 export { listPools } from './repo.js';
 export { creditAdminRoutes, creditClientRoutes } from './routes.js';
 export { currentPrices, effectiveWeightTable, findPriceAt, resolveWeight } from './tariff/service.js';

@@ -3,7 +3,7 @@
  * Other modules and app.ts import only from here; everything else under customers/ is private.
  */
 export { customerSubscriptions } from './extensions.js';
-export { findCustomerByRef } from './repo.js';
+export { findCustomerById, findCustomerByRef } from './repo.js';
 export { customerAdminRoutes, customerClientRoutes } from './routes.js';
 export { RefParams } from './schema.js';
 export {

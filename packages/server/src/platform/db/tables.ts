@@ -409,6 +409,80 @@ export interface AgentSignupsTable {
   created_at: Date;
 }
 
+
+export interface ProcessorConnectionsTable {
+  account_id: string;
+  api_key_sealed: string | null;
+  api_key_mask: string | null;
+  webhook_endpoint_id: string | null;
+  webhook_secret_sealed: string | null;
+  webhook_secret_mask: string | null;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface ProcessorCustomersTable {
+  account_id: string;
+  customer_id: string;
+  processor_customer_id: string;
+  default_payment_method_id: string | null;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export type CheckoutPurpose = 'SUBSCRIPTION' | 'CREDIT_TOPUP' | 'INVOICE';
+export type CheckoutStatus = 'PENDING' | 'COMPLETED' | 'EXPIRED';
+
+export interface CheckoutSessionsTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  purpose: CheckoutPurpose;
+  status: CheckoutStatus;
+  processor_session_id: string | null;
+  processor_invoice_id: string | null;
+  checkout_url: string | null;
+  plan_id: string | null;
+  subscription_id: string | null;
+  invoice_id: string | null;
+  credit_pool_id: string | null;
+  credits: Numeric | null;
+  price_per_credit: Numeric | null;
+  amount: Numeric | null;
+  currency: string | null;
+  grant_id: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+  modified_at: Date;
+}
+
+export type CreditPurchaseStatus = 'PENDING' | 'SUCCEEDED' | 'DECLINED' | 'CHECKOUT';
+
+export interface CreditPurchasesTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  credit_pool_id: string;
+  credits: Numeric;
+  price_per_credit: Numeric;
+  amount: Numeric;
+  currency: string;
+  status: CreditPurchaseStatus;
+  payment_intent_id: string | null;
+  grant_id: string | null;
+  checkout_session_id: string | null;
+  decline_reason: string | null;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface ProcessorEventsTable {
+  account_id: string;
+  event_id: string;
+  type: string;
+  received_at: Date;
+}
+
 export interface DB {
   credit_models: CreditModelsTable;
   plan_credit_allocations: PlanCreditAllocationsTable;
@@ -432,6 +506,11 @@ export interface DB {
   accounts: AccountsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
+  processor_connections: ProcessorConnectionsTable;
+  processor_customers: ProcessorCustomersTable;
+  checkout_sessions: CheckoutSessionsTable;
+  credit_purchases: CreditPurchasesTable;
+  processor_events: ProcessorEventsTable;
   account_settings: AccountSettingsTable;
   account_audit_log: AccountAuditLogTable;
   agent_signups: AgentSignupsTable;

@@ -680,7 +680,10 @@ export class StripeFake {
   private createInvoice(ns: Namespace, body: FormObject): StripeObject {
     const customer = required(body, 'customer');
     this.require(ns, customer, 'customer');
-    const pending = [...ns.objects.values()].filter((o) => o.object === 'invoiceitem' && o.customer === customer && o.invoice === null);
+    // Pending invoice items join a new invoice only when asked (Stripe's default is 'exclude').
+    const pending = body.pending_invoice_items_behavior === 'include'
+      ? [...ns.objects.values()].filter((o) => o.object === 'invoiceitem' && o.customer === customer && o.invoice === null)
+      : [];
     const invoice = this.createObject(ns, 'in', 'invoice', {
       customer, status: 'draft', currency: (str(body.currency) ?? (pending[0]?.currency as string | undefined) ?? 'usd').toLowerCase(), amount_due: 0, amount_paid: 0, amount_remaining: 0, total: 0, subtotal: 0,
       collection_method: str(body.collection_method) ?? 'charge_automatically', days_until_due: body.days_until_due ? Number(body.days_until_due) : null,

@@ -1,0 +1,155 @@
+import type Stripe from 'stripe';
+import type { AppContext } from '../../platform/context.js';
+import type { CheckoutPurpose } from '../../platform/db/tables.js';
+import { withTransaction } from '../../platform/db/transaction.js';
+import { AppError, notFound } from '../../platform/errors/app-error.js';
+import type { Principal } from '../../platform/http/principal.js';
+import { newId } from '../../platform/ids.js';
+import { dec, type Decimal } from '../../platform/money.js';
+import type { CustomerRow } from '../customers/index.js';
+import { toMinorUnitInteger } from './domain.js';
+import { METADATA } from './events.js';
+import { processorMessage } from './processor.js';
+import * as repo from './repo.js';
+
+/**
+ * Hosted payment pages (contract §4.6): a processor Checkout Session (credit top-ups) or a hosted
+ * invoice page (a subscription's DUE invoice, pass-through mode). Our row is committed PENDING
+ * before the processor object is created, and every processor call is keyed by that row's id, so a
+ * retry after a lost answer finds the same processor objects. The webhook completes the row.
+ */
+
+export type ReturnUrls = { successUrl: string; cancelUrl: string };
+
+export type TopupCheckoutInput = {
+  accountId: string;
+  customer: CustomerRow;
+  processorCustomerId: string;
+  purpose: 'CREDIT_TOPUP';
+  urls: ReturnUrls;
+  amount: Decimal;
+  currency: string;
+  description: string;
+  creditPoolId: string;
+  credits: Decimal;
+  pricePerCredit: Decimal;
+  creditPurchaseId: string;
+};
+
+export async function openHostedCheckout(ctx: AppContext, stripe: Stripe, input: TopupCheckoutInput): Promise<{ id: string; checkoutUrl: string }> {
+  const row = await insertSession(ctx, {
+    accountId: input.accountId, customerId: input.customer.id, purpose: input.purpose, amount: input.amount, currency: input.currency,
+    creditPoolId: input.creditPoolId, credits: input.credits, pricePerCredit: input.pricePerCredit,
+  });
+  const metadata = { [METADATA.account]: input.accountId, [METADATA.checkoutSession]: row.id, [METADATA.creditPurchase]: input.creditPurchaseId };
+  let session: Stripe.Checkout.Session;
+  try {
+    session = await stripe.checkout.sessions.create(
+      {
+        mode: 'payment',
+        customer: input.processorCustomerId,
+        client_reference_id: row.id,
+        success_url: input.urls.successUrl,
+        cancel_url: input.urls.cancelUrl,
+        line_items: [{ quantity: 1, price_data: { currency: input.currency.toLowerCase(), unit_amount: toMinorUnitInteger(input.amount, input.currency), product_data: { name: input.description } } }],
+        metadata,
+        payment_intent_data: { metadata, setup_future_usage: 'off_session' },
+      },
+      { idempotencyKey: `tally-checkout-${row.id}` },
+    );
+  } catch (err) {
+    throw new AppError('vendor_error', `Stripe refused the checkout session: ${processorMessage(err)}`, { cause: err });
+  }
+  await withTransaction(ctx.db, (tx) =>
+    repo.updateCheckoutSession(tx, input.accountId, row.id, { processor_session_id: session.id, checkout_url: session.url, modified_at: ctx.clock.now() }),
+  );
+  return { id: row.id, checkoutUrl: session.url! };
+}
+
+export type InvoiceCheckoutInput = {
+  accountId: string;
+  customer: CustomerRow;
+  processorCustomerId: string;
+  purpose: 'SUBSCRIPTION' | 'INVOICE';
+  invoice: { id: string; amount: Decimal; currency: string; description: string };
+  subscriptionId: string;
+  planId: string | null;
+};
+
+/**
+ * The hosted invoice page for one of our DUE invoices. A PENDING session already open for the
+ * invoice is returned as it is (a retried subscribe or checkout call gets the same page).
+ */
+export async function openInvoiceCheckout(ctx: AppContext, stripe: Stripe, input: InvoiceCheckoutInput): Promise<{ id: string; checkoutUrl: string }> {
+  const open = await repo.findPendingSessionForInvoice(ctx.db, input.accountId, input.invoice.id);
+  if (open) return { id: open.id, checkoutUrl: open.checkout_url! };
+  const row = await insertSession(ctx, {
+    accountId: input.accountId, customerId: input.customer.id, purpose: input.purpose, amount: input.invoice.amount, currency: input.invoice.currency,
+    invoiceId: input.invoice.id, subscriptionId: input.subscriptionId, planId: input.planId,
+  });
+  const metadata = { [METADATA.account]: input.accountId, [METADATA.checkoutSession]: row.id, [METADATA.invoice]: input.invoice.id, [METADATA.subscription]: input.subscriptionId };
+  let hosted: Stripe.Invoice;
+  try {
+    const draft = await stripe.invoices.create(
+      { customer: input.processorCustomerId, collection_method: 'send_invoice', days_until_due: 7, currency: input.invoice.currency.toLowerCase(), pending_invoice_items_behavior: 'exclude', auto_advance: false, metadata },
+      { idempotencyKey: `tally-invoice-${row.id}` },
+    );
+    await stripe.invoiceItems.create(
+      { customer: input.processorCustomerId, invoice: draft.id!, amount: toMinorUnitInteger(input.invoice.amount, input.invoice.currency), currency: input.invoice.currency.toLowerCase(), description: input.invoice.description, metadata },
+      { idempotencyKey: `tally-invoice-item-${row.id}` },
+    );
+    hosted = await stripe.invoices.finalizeInvoice(draft.id!, {}, { idempotencyKey: `tally-invoice-finalize-${row.id}` });
+  } catch (err) {
+    throw new AppError('vendor_error', `Stripe refused the hosted invoice: ${processorMessage(err)}`, { cause: err });
+  }
+  await withTransaction(ctx.db, (tx) =>
+    repo.updateCheckoutSession(tx, input.accountId, row.id, { processor_invoice_id: hosted.id!, checkout_url: hosted.hosted_invoice_url ?? null, modified_at: ctx.clock.now() }),
+  );
+  return { id: row.id, checkoutUrl: hosted.hosted_invoice_url! };
+}
+
+type NewSession = {
+  accountId: string;
+  customerId: string;
+  purpose: CheckoutPurpose;
+  amount: Decimal;
+  currency: string;
+  creditPoolId?: string;
+  credits?: Decimal;
+  pricePerCredit?: Decimal;
+  invoiceId?: string;
+  subscriptionId?: string;
+  planId?: string | null;
+};
+
+function insertSession(ctx: AppContext, input: NewSession) {
+  const now = ctx.clock.now();
+  return withTransaction(ctx.db, (tx) =>
+    repo.insertCheckoutSession(tx, {
+      id: newId(), account_id: input.accountId, customer_id: input.customerId, purpose: input.purpose, status: 'PENDING',
+      processor_session_id: null, processor_invoice_id: null, checkout_url: null, plan_id: input.planId ?? null,
+      subscription_id: input.subscriptionId ?? null, invoice_id: input.invoiceId ?? null, credit_pool_id: input.creditPoolId ?? null,
+      credits: input.credits?.toFixed() ?? null, price_per_credit: input.pricePerCredit?.toFixed() ?? null, amount: input.amount.toFixed(),
+      currency: input.currency, grant_id: null, created_at: now, completed_at: null, modified_at: now,
+    }),
+  );
+}
+
+/** A checkout session as the Client API shows it; a customer key sees only its own customer's. */
+export async function getCheckoutSession(ctx: AppContext, principal: Principal, id: string) {
+  const row = await repo.findCheckoutSession(ctx.db, principal.accountId, id);
+  if (!row) throw notFound(`Checkout session not found: ${id}`);
+  if (principal.kind === 'customer' && row.customer_id !== principal.customerId) {
+    throw new AppError('forbidden', 'This API key is scoped to another customer');
+  }
+  return {
+    id: row.id,
+    purpose: row.purpose,
+    status: row.status,
+    ...(row.checkout_url ? { checkoutUrl: row.checkout_url } : {}),
+    ...(row.subscription_id && row.status === 'COMPLETED' ? { subscriptionId: row.subscription_id } : {}),
+    ...(row.credits ? { credits: dec(row.credits) } : {}),
+    createdAt: row.created_at,
+    ...(row.completed_at ? { completedAt: row.completed_at } : {}),
+  };
+}

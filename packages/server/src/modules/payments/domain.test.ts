@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { AppError } from '../../platform/errors/app-error.js';
+import { dec } from '../../platform/money.js';
+import { purchaseAmount, requireMinimum, requireWithinSpendCap, toMinorUnitInteger } from './domain.js';
+
+test('when credits are priced then the amount rounds HALF_UP to the currency minor units', () => {
+  assert.equal(purchaseAmount(dec('333'), dec('0.015'), 'USD').toFixed(), '5');
+  assert.equal(purchaseAmount(dec('3'), dec('0.005'), 'USD').toFixed(), '0.02');
+  assert.equal(purchaseAmount(dec('7'), dec('1.5'), 'JPY').toFixed(), '11');
+  assert.equal(purchaseAmount(dec('1'), dec('0.0005'), 'KWD').toFixed(), '0.001');
+});
+
+test('when an amount goes to the processor then it is an integer of minor units by the currency exponent', () => {
+  assert.equal(toMinorUnitInteger(dec('49.99'), 'USD'), 4999);
+  assert.equal(toMinorUnitInteger(dec('1250'), 'JPY'), 1250);
+  assert.equal(toMinorUnitInteger(dec('1.234'), 'KWD'), 1234);
+  assert.throws(() => toMinorUnitInteger(dec('1.234'), 'USD'));
+});
+
+test('when the amount is below 0.50 then the purchase is refused with the contract message', () => {
+  assert.throws(() => requireMinimum(dec('0.49'), 'USD'), (err: unknown) => err instanceof AppError && err.message === 'Purchase amount 0.49 USD is below the 0.50 payment minimum — buy more credits at once');
+  requireMinimum(dec('0.50'), 'USD');
+});
+
+test('when the amount exceeds the spend cap then 403 spend_cap_exceeded, and a null cap never refuses', () => {
+  assert.throws(() => requireWithinSpendCap(dec('25.01'), 'USD', dec('25')), (err: unknown) => err instanceof AppError && err.code === 'spend_cap_exceeded' && err.message === "Amount 25.01 exceeds this account's agent spend cap of 25.00");
+  requireWithinSpendCap(dec('25'), 'USD', dec('25'));
+  requireWithinSpendCap(dec('1000000'), 'USD', null);
+});

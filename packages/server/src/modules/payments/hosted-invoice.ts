@@ -1,0 +1,35 @@
+import type { AppContext } from '../../platform/context.js';
+import { invalid, notFound } from '../../platform/errors/app-error.js';
+import { dec } from '../../platform/money.js';
+import { findFirstDueInvoice, findSubscription } from '../billing/index.js';
+import { getCustomerById } from '../customers/index.js';
+import { getAccountSettings } from '../settings/index.js';
+import { openInvoiceCheckout } from './checkout.js';
+import { processorKey } from './connection.js';
+import { NO_PROCESSOR_MESSAGE } from './payment-methods.js';
+import { ensureProcessorCustomer } from './processor-customers.js';
+import { stripeClient } from './processor.js';
+
+/**
+ * `POST /billing/subscriptions/{id}/stripe/checkout` (contract §4.8): the hosted page for the
+ * subscription's first DUE invoice. Its `invoice.paid` webhook settles the invoice as mark-paid does.
+ */
+export async function hostedInvoicePage(ctx: AppContext, accountId: string, subscriptionId: string): Promise<{ url: string }> {
+  const settings = await getAccountSettings(ctx.db, accountId);
+  if (settings.stripeMode === 'NONE') throw invalid('Stripe is not enabled at the account');
+  const subscription = await findSubscription(ctx.db, accountId, subscriptionId);
+  if (!subscription) throw notFound(`Subscription not found: ${subscriptionId}`);
+  const invoice = await findFirstDueInvoice(ctx.db, accountId, subscriptionId);
+  if (!invoice) throw notFound('No DUE invoice found for this subscription');
+  const key = await processorKey(ctx, accountId);
+  if (!key) throw invalid(NO_PROCESSOR_MESSAGE);
+  const stripe = stripeClient(ctx.config, key);
+  const customer = await getCustomerById(ctx.db, accountId, subscription.customer_id);
+  const link = await ensureProcessorCustomer(ctx, stripe, customer);
+  const session = await openInvoiceCheckout(ctx, stripe, {
+    accountId, customer, processorCustomerId: link.processor_customer_id, purpose: 'INVOICE',
+    invoice: { id: invoice.id, amount: dec(invoice.amount), currency: invoice.currency, description: `Invoice ${invoice.id}` },
+    subscriptionId, planId: subscription.plan_id,
+  });
+  return { url: session.checkoutUrl };
+}

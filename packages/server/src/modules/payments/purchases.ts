@@ -1,0 +1,151 @@
+import Stripe from 'stripe';
+import type { AppContext } from '../../platform/context.js';
+import { withTransaction } from '../../platform/db/transaction.js';
+import { AppError, invalid } from '../../platform/errors/app-error.js';
+import type { Principal } from '../../platform/http/principal.js';
+import { newId } from '../../platform/ids.js';
+import { dec, type Decimal } from '../../platform/money.js';
+import { findPriceAt, getCustomerPool, grantPurchasedCredits } from '../credits/index.js';
+import { resolveCallerCustomer, type CustomerRow } from '../customers/index.js';
+import { getAccountSettings } from '../settings/index.js';
+import { openHostedCheckout, type ReturnUrls } from './checkout.js';
+import { processorKey } from './connection.js';
+import { purchaseAmount, requireMinimum, requireWithinSpendCap, toMinorUnitInteger } from './domain.js';
+import { METADATA } from './events.js';
+import { ensureProcessorCustomer } from './processor-customers.js';
+import { isCardError, processorMessage, stripeClient } from './processor.js';
+import * as repo from './repo.js';
+
+export type PurchaseRequest = { customerReferenceId?: string | undefined; creditPoolId: string; credits: Decimal; paymentMethodId?: string | undefined };
+
+/** The result of a purchase (contract §4.7); null fields are omitted on the wire. */
+export type PurchaseResult = {
+  completed: boolean;
+  credits: Decimal;
+  pricePerCredit: Decimal;
+  amountCharged: Decimal;
+  currency: string;
+  grantId?: string;
+  paymentIntentId?: string;
+  checkoutUrl?: string;
+  checkoutSessionId?: string;
+  declineReason?: string;
+};
+
+export const PAYMENT_REQUIRED_MESSAGE = 'A payment method is required; hand checkoutUrl to your principal and poll the checkout session';
+
+/**
+ * Buys credits (contract §4.7): price from the book now, amount rounded by the currency, minimum and
+ * spend cap checked before any processor call; then an off-session charge, or a hosted checkout
+ * (402). The purchase row is committed before the charge and its id is the charge's idempotency key,
+ * so the SDK's retries and a retried request (same Idempotency-Key: the journal replays the row)
+ * never charge twice; the grant is keyed by the payment intent, so the webhook and this request
+ * grant once between them.
+ */
+export async function purchaseCredits(ctx: AppContext, principal: Principal, input: PurchaseRequest, urls: ReturnUrls): Promise<PurchaseResult> {
+  if (principal.kind === 'tenant' && input.customerReferenceId === undefined) {
+    throw invalid('customerReferenceId is required for tenant API keys');
+  }
+  const accountId = principal.accountId;
+  const customer = await resolveCallerCustomer(ctx.db, principal, input.customerReferenceId);
+  const pool = await getCustomerPool(ctx.db, accountId, customer.id, input.creditPoolId);
+  if (pool.status === 'ARCHIVED') throw invalid(`Credit pool ${pool.id} is archived and cannot receive credits`);
+  const now = ctx.clock.now();
+  const price = await findPriceAt(ctx.db, accountId, pool.denomination, now);
+  if (!price) {
+    throw invalid(`No published price for denomination '${pool.denomination}' — the operator must publish a price book entry before credits can be purchased`);
+  }
+  const currency = price.currency;
+  const amount = purchaseAmount(input.credits, price.pricePerCredit, currency);
+  requireMinimum(amount, currency);
+  const settings = await getAccountSettings(ctx.db, accountId);
+  requireWithinSpendCap(amount, currency, settings.agentMaxTopupAmount);
+  const base: PurchaseResult = { completed: false, credits: input.credits, pricePerCredit: price.pricePerCredit, amountCharged: amount, currency };
+
+  const key = settings.stripeMode === 'NONE' ? null : await processorKey(ctx, accountId);
+  if (!key) throw paymentRequired({ ...base, declineReason: 'no payment processor connected' });
+  const stripe = stripeClient(ctx.config, key);
+
+  const purchase = await withTransaction(ctx.db, (tx) =>
+    repo.insertPurchase(tx, {
+      id: newId(), account_id: accountId, customer_id: customer.id, credit_pool_id: pool.id, credits: input.credits.toFixed(),
+      price_per_credit: price.pricePerCredit.toFixed(), amount: amount.toFixed(), currency, status: 'PENDING', payment_intent_id: null,
+      grant_id: null, checkout_session_id: null, decline_reason: null, created_at: now, modified_at: now,
+    }),
+  );
+  const link = await ensureProcessorCustomer(ctx, stripe, customer);
+  const paymentMethod = input.paymentMethodId ?? link.default_payment_method_id;
+  let declineReason: string | undefined;
+  if (paymentMethod) {
+    const charged = await chargeOffSession(ctx, stripe, { purchase, processorCustomerId: link.processor_customer_id, paymentMethod });
+    if (charged.kind === 'succeeded') {
+      const grantId = await completePurchase(ctx, purchase, charged.paymentIntentId);
+      return { ...base, completed: true, grantId, paymentIntentId: charged.paymentIntentId };
+    }
+    declineReason = 'off-session charge declined';
+    await withTransaction(ctx.db, (tx) => repo.updatePurchase(tx, accountId, purchase.id, { status: 'DECLINED', decline_reason: charged.reason, modified_at: ctx.clock.now() }));
+  }
+  const session = await openHostedCheckout(ctx, stripe, {
+    accountId, customer, processorCustomerId: link.processor_customer_id, purpose: 'CREDIT_TOPUP', urls,
+    amount, currency, description: `${input.credits.toFixed()} ${pool.denomination}`,
+    creditPoolId: pool.id, credits: input.credits, pricePerCredit: price.pricePerCredit, creditPurchaseId: purchase.id,
+  });
+  await withTransaction(ctx.db, (tx) => repo.updatePurchase(tx, accountId, purchase.id, { status: 'CHECKOUT', checkout_session_id: session.id, modified_at: ctx.clock.now() }));
+  throw paymentRequired({ ...base, checkoutUrl: session.checkoutUrl, checkoutSessionId: session.id, ...(declineReason ? { declineReason } : {}) });
+}
+
+type ChargeOutcome = { kind: 'succeeded'; paymentIntentId: string } | { kind: 'declined'; reason: string };
+
+async function chargeOffSession(
+  ctx: AppContext,
+  stripe: Stripe,
+  input: { purchase: repo.CreditPurchaseRow; processorCustomerId: string; paymentMethod: string },
+): Promise<ChargeOutcome> {
+  const { purchase } = input;
+  try {
+    const intent = await stripe.paymentIntents.create(
+      {
+        amount: toMinorUnitInteger(dec(purchase.amount), purchase.currency),
+        currency: purchase.currency.toLowerCase(),
+        customer: input.processorCustomerId,
+        payment_method: input.paymentMethod,
+        off_session: true,
+        confirm: true,
+        description: 'Credit purchase',
+        metadata: { [METADATA.account]: purchase.account_id, [METADATA.creditPurchase]: purchase.id },
+      },
+      { idempotencyKey: `tally-purchase-${purchase.id}` },
+    );
+    if (intent.status === 'succeeded') return { kind: 'succeeded', paymentIntentId: intent.id };
+    return { kind: 'declined', reason: `payment ${intent.status}` };
+  } catch (err) {
+    if (isCardError(err)) return { kind: 'declined', reason: err.code ?? err.message };
+    // Unknown outcome (processor down, timeout): the purchase stays PENDING; a retry with the same
+    // Idempotency-Key reuses it and its charge key, and payment_intent.succeeded completes it.
+    throw new AppError('vendor_error', `Stripe did not complete the charge: ${processorMessage(err)}`, { cause: err });
+  }
+}
+
+/** Grants the credits of a charged purchase (key `pi_<id>`, shared with the webhook). */
+async function completePurchase(ctx: AppContext, purchase: repo.CreditPurchaseRow, paymentIntentId: string): Promise<string> {
+  const now = ctx.clock.now();
+  return withTransaction(ctx.db, async (tx) => {
+    const { grantId } = await grantPurchasedCredits(
+      tx,
+      {
+        accountId: purchase.account_id, poolId: purchase.credit_pool_id, amount: dec(purchase.credits), unitPrice: dec(purchase.price_per_credit),
+        currency: purchase.currency, idempotencyKey: `pi_${paymentIntentId}`, description: 'Credit purchase',
+        metadata: { creditPurchaseId: purchase.id, paymentIntentId },
+      },
+      now,
+    );
+    await repo.updatePurchase(tx, purchase.account_id, purchase.id, { status: 'SUCCEEDED', payment_intent_id: paymentIntentId, grant_id: grantId, modified_at: now });
+    return grantId;
+  });
+}
+
+export function paymentRequired(data: unknown): AppError {
+  return new AppError('payment_required', PAYMENT_REQUIRED_MESSAGE, { data });
+}
+
+export type { CustomerRow };

@@ -1,0 +1,119 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../platform/db/database.js';
+import type {
+  CheckoutSessionsTable,
+  CreditPurchasesTable,
+  ProcessorConnectionsTable,
+  ProcessorCustomersTable,
+} from '../../platform/db/tables.js';
+
+export type ConnectionRow = Selectable<ProcessorConnectionsTable>;
+export type ProcessorCustomerRow = Selectable<ProcessorCustomersTable>;
+export type CheckoutSessionRow = Selectable<CheckoutSessionsTable>;
+export type CreditPurchaseRow = Selectable<CreditPurchasesTable>;
+
+// Connection
+
+export const findConnection = (db: Executor, accountId: string) =>
+  db.selectFrom('processor_connections').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+
+export async function upsertConnection(db: Executor, accountId: string, fields: Partial<Omit<ConnectionRow, 'account_id' | 'created_at'>>, now: Date) {
+  await db
+    .insertInto('processor_connections')
+    .values({
+      account_id: accountId,
+      api_key_sealed: null,
+      api_key_mask: null,
+      webhook_endpoint_id: null,
+      webhook_secret_sealed: null,
+      webhook_secret_mask: null,
+      ...fields,
+      created_at: now,
+      modified_at: now,
+    })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet({ ...fields, modified_at: now }))
+    .execute();
+}
+
+export const deleteConnection = (db: Executor, accountId: string) =>
+  db.deleteFrom('processor_connections').where('account_id', '=', accountId).returningAll().executeTakeFirst();
+
+// Processor customers
+
+export const findProcessorCustomer = (db: Executor, accountId: string, customerId: string) =>
+  db.selectFrom('processor_customers').selectAll().where('account_id', '=', accountId).where('customer_id', '=', customerId).executeTakeFirst();
+
+export const findByProcessorCustomerId = (db: Executor, accountId: string, processorCustomerId: string) =>
+  db.selectFrom('processor_customers').selectAll().where('account_id', '=', accountId).where('processor_customer_id', '=', processorCustomerId).executeTakeFirst();
+
+/** Links unless a link exists; returns the link that holds (the first writer's, under a race). */
+export async function linkProcessorCustomer(db: Executor, row: ProcessorCustomerRow): Promise<ProcessorCustomerRow> {
+  const inserted = await db
+    .insertInto('processor_customers')
+    .values(row)
+    .onConflict((oc) => oc.columns(['account_id', 'customer_id']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  return inserted ?? (await findProcessorCustomer(db, row.account_id, row.customer_id))!;
+}
+
+export const setDefaultPaymentMethod = (db: Executor, accountId: string, customerId: string, paymentMethodId: string, now: Date) =>
+  db
+    .updateTable('processor_customers')
+    .set({ default_payment_method_id: paymentMethodId, modified_at: now })
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .execute();
+
+// Checkout sessions
+
+export const insertCheckoutSession = (db: Executor, row: CheckoutSessionRow) =>
+  db.insertInto('checkout_sessions').values(row).returningAll().executeTakeFirstOrThrow();
+
+export const findCheckoutSession = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('checkout_sessions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+
+export const lockCheckoutSession = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('checkout_sessions').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+
+export const lockCheckoutSessionByProcessorInvoice = (db: Executor, accountId: string, processorInvoiceId: string) =>
+  db.selectFrom('checkout_sessions').selectAll().where('account_id', '=', accountId).where('processor_invoice_id', '=', processorInvoiceId).forUpdate().executeTakeFirst();
+
+/** The PENDING session already open for this invoice (a retried subscribe or checkout reuses it). */
+export const findPendingSessionForInvoice = (db: Executor, accountId: string, invoiceId: string) =>
+  db
+    .selectFrom('checkout_sessions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('invoice_id', '=', invoiceId)
+    .where('status', '=', 'PENDING')
+    .where('checkout_url', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+
+export const updateCheckoutSession = (db: Executor, accountId: string, id: string, fields: Partial<Omit<CheckoutSessionRow, 'id' | 'account_id'>>) =>
+  db.updateTable('checkout_sessions').set(fields).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+
+// Credit purchases
+
+export const insertPurchase = (db: Executor, row: CreditPurchaseRow) =>
+  db.insertInto('credit_purchases').values(row).returningAll().executeTakeFirstOrThrow();
+
+export const lockPurchase = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('credit_purchases').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+
+export const updatePurchase = (db: Executor, accountId: string, id: string, fields: Partial<Omit<CreditPurchaseRow, 'id' | 'account_id'>>) =>
+  db.updateTable('credit_purchases').set(fields).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+
+// Webhook events
+
+/** Records an event id; false when it was recorded before (a repeat, or a concurrent copy that won). */
+export async function recordEvent(db: Executor, accountId: string, eventId: string, type: string, now: Date): Promise<boolean> {
+  const row = await db
+    .insertInto('processor_events')
+    .values({ account_id: accountId, event_id: eventId, type, received_at: now })
+    .onConflict((oc) => oc.columns(['account_id', 'event_id']).doNothing())
+    .returning('event_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}

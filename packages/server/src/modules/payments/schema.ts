@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
+
+/** Largest purchase in credits: the credit columns' range (numeric(24,6)). */
+const MAX_PURCHASE_CREDITS = '1000000000';
+
+export const StoreApiKeySchema = z.object({
+  clientStripeApiKey: z
+    .string()
+    .trim()
+    .max(255)
+    .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$/, 'must be a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_test_…, rk_live_…)')
+    .describe("The account's Stripe secret key; validated with one Stripe call and stored encrypted"),
+});
+
+export const MaskedConnectionSchema = z.object({
+  stripeApiKey: z.string().optional().describe('First 4 characters, 12 asterisks, last 4'),
+  webhookSecret: z.string().optional(),
+});
+
+export const AccountIdParams = z.object({ accountId: z.uuid() });
+export const CheckoutSessionParams = z.object({ checkoutSessionId: z.uuid() });
+export const SubscriptionIdParams = z.object({ subscriptionId: z.uuid() });
+export const PaymentMethodRefParams = z.object({ ref: z.string().min(1).max(255) });
+
+export const SetupIntentSchema = z.object({
+  setup_intent_id: z.string(),
+  client_secret: z.string(),
+  stripe_customer_id: z.string(),
+});
+
+export const DefaultPaymentMethodSchema = z.object({
+  paymentMethodId: z.string().trim().min(1, 'is required').max(255).describe('A Stripe payment method id (pm_…)'),
+});
+
+export const CheckoutSessionSchema = z.object({
+  id: z.uuid(),
+  purpose: z.enum(['SUBSCRIPTION', 'CREDIT_TOPUP', 'INVOICE']),
+  status: z.enum(['PENDING', 'COMPLETED', 'EXPIRED']),
+  checkoutUrl: z.string().optional(),
+  subscriptionId: z.uuid().optional(),
+  credits: decimalOutput.optional(),
+  createdAt: z.date(),
+  completedAt: z.date().optional(),
+});
+
+export const PurchaseRequestSchema = z.object({
+  customerReferenceId: z.string().min(1).max(255).optional().describe('Required for tenant keys; a customer key may omit it'),
+  creditPoolId: z.uuid(),
+  credits: decimalInput({ min: 0, exclusiveMin: true, max: MAX_PURCHASE_CREDITS, maxScale: 6, description: 'Credits to buy' }),
+  paymentMethodId: z.string().trim().min(1).max(255).optional().describe("A Stripe payment method id; defaults to the customer's saved one"),
+});
+
+export const PurchaseResultSchema = z.object({
+  completed: z.boolean(),
+  credits: decimalOutput,
+  pricePerCredit: decimalOutput,
+  amountCharged: decimalOutput,
+  currency: z.string(),
+  grantId: z.string().optional(),
+  paymentIntentId: z.string().optional(),
+  checkoutUrl: z.string().optional(),
+  checkoutSessionId: z.string().optional(),
+  declineReason: z.string().optional(),
+});
+
+export const HostedInvoiceSchema = z.object({ url: z.string() });

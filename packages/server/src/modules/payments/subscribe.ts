@@ -1,0 +1,87 @@
+import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/database.js';
+import { withTransaction } from '../../platform/db/transaction.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import type { Principal } from '../../platform/http/principal.js';
+import { dec } from '../../platform/money.js';
+import { settleInvoice, type InitialPaymentOutcome, type InvoiceRow, type SubscribePayment, type SubscriptionRow } from '../billing/index.js';
+import { getAccountSettings } from '../settings/index.js';
+import { openInvoiceCheckout } from './checkout.js';
+import { processorKey } from './connection.js';
+import { requireWithinSpendCap, toMinorUnitInteger } from './domain.js';
+import { METADATA } from './events.js';
+import { ensureProcessorCustomer } from './processor-customers.js';
+import { isCardError, processorMessage, stripeClient } from './processor.js';
+import * as repo from './repo.js';
+
+/**
+ * A paid subscribe's first invoice by processor mode and caller (contract §4.5), in
+ * PAYMENT_PASS_THROUGH: charged off-session with a supplied or saved method (then settled as
+ * mark-paid settles it), else a hosted invoice page for a customer key (402), else left DUE for the
+ * tenant. A declined charge falls back to the hosted page. The agent spend cap is checked before
+ * money moves. (PROCESSOR_INTEGRATION, where the processor drives the subscription, comes with the
+ * processor sync; until then such accounts leave the invoice DUE, as NONE does.)
+ */
+
+/** Will this subscribe move money now (so the spend cap applies)? */
+async function movesMoney(db: Executor, principal: Principal, payment: SubscribePayment): Promise<boolean> {
+  if (payment.paymentMethodId || principal.kind === 'customer') return true;
+  const link = await repo.findProcessorCustomer(db, principal.accountId, payment.customer.id);
+  return Boolean(link?.default_payment_method_id);
+}
+
+/** In the subscribe transaction, before anything is written: the spend cap. */
+export async function checkSubscribePayment(db: Executor, principal: Principal, payment: SubscribePayment): Promise<void> {
+  const settings = await getAccountSettings(db, principal.accountId);
+  if (settings.stripeMode !== 'PAYMENT_PASS_THROUGH') return;
+  if (!(await movesMoney(db, principal, payment))) return;
+  requireWithinSpendCap(dec(payment.plan.price_amount ?? '0'), payment.plan.currency, settings.agentMaxTopupAmount);
+}
+
+export async function collectInitialPayment(
+  ctx: AppContext,
+  principal: Principal,
+  input: SubscribePayment & { subscription: SubscriptionRow; invoice: InvoiceRow },
+): Promise<InitialPaymentOutcome> {
+  const accountId = principal.accountId;
+  const settings = await getAccountSettings(ctx.db, accountId);
+  if (settings.stripeMode !== 'PAYMENT_PASS_THROUGH') return { kind: 'none' };
+  const key = await processorKey(ctx, accountId);
+  if (!key) return { kind: 'none' };
+  const amount = dec(input.invoice.amount);
+  const currency = input.invoice.currency;
+  if (await movesMoney(ctx.db, principal, input)) requireWithinSpendCap(amount, currency, settings.agentMaxTopupAmount);
+  const stripe = stripeClient(ctx.config, key);
+  const link = await ensureProcessorCustomer(ctx, stripe, input.customer);
+  const paymentMethod = input.paymentMethodId ?? link.default_payment_method_id;
+  let declineReason: string | undefined;
+  if (paymentMethod) {
+    try {
+      const intent = await stripe.paymentIntents.create(
+        {
+          amount: toMinorUnitInteger(amount, currency), currency: currency.toLowerCase(), customer: link.processor_customer_id,
+          payment_method: paymentMethod, off_session: true, confirm: true, description: `Subscription ${input.subscription.id}: first invoice`,
+          metadata: { [METADATA.account]: accountId, [METADATA.invoice]: input.invoice.id, [METADATA.subscription]: input.subscription.id },
+        },
+        // Keyed by our invoice: a retried subscribe (same DUE invoice) never charges twice.
+        { idempotencyKey: `tally-invoice-charge-${input.invoice.id}` },
+      );
+      if (intent.status === 'succeeded') {
+        await withTransaction(ctx.db, (tx) => settleInvoice(tx, accountId, input.invoice.id, ctx.clock.now()));
+        return { kind: 'paid' };
+      }
+      declineReason = 'off-session charge declined';
+    } catch (err) {
+      if (!isCardError(err)) throw new AppError('vendor_error', `Stripe did not complete the charge: ${processorMessage(err)}`, { cause: err });
+      declineReason = 'off-session charge declined';
+    }
+  } else if (principal.kind !== 'customer') {
+    return { kind: 'none' };
+  }
+  const session = await openInvoiceCheckout(ctx, stripe, {
+    accountId, customer: input.customer, processorCustomerId: link.processor_customer_id, purpose: 'SUBSCRIPTION',
+    invoice: { id: input.invoice.id, amount, currency, description: `${input.plan.name ?? input.plan.key}: first period` },
+    subscriptionId: input.subscription.id, planId: input.plan.id,
+  });
+  return { kind: 'checkout', checkoutUrl: session.checkoutUrl, checkoutSessionId: session.id, ...(declineReason ? { declineReason } : {}) };
+}

@@ -1,0 +1,169 @@
+import Stripe from 'stripe';
+import type { AppContext } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/database.js';
+import { withTransaction } from '../../platform/db/transaction.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { dec } from '../../platform/money.js';
+import { accountExists } from '../accounts/index.js';
+import { settleInvoice } from '../billing/index.js';
+import { grantPurchasedCredits } from '../credits/index.js';
+import { findCustomerById } from '../customers/index.js';
+import { webhookSecret } from './connection.js';
+import { METADATA } from './events.js';
+import * as repo from './repo.js';
+
+/**
+ * The processor's webhook (contract §5.5): the raw body is verified against the account's signing
+ * secret (SDK `constructEvent`, with the configured timestamp tolerance), then the event is applied
+ * in ONE transaction that also records its id. A repeat (or a concurrent copy, which waits on the
+ * first copy's uncommitted insert) finds the id recorded and changes nothing.
+ */
+
+/** Used only to verify signatures: it never calls the processor. */
+const verifier = new Stripe('sk_test_signature_verification_only', { telemetry: false });
+
+export type WebhookOutcome = { applied: boolean; type: string };
+
+const rejected = (message: string) => new AppError('validation_failed', message);
+
+export async function receiveWebhook(ctx: AppContext, accountId: string, rawBody: string, signature: string | undefined): Promise<WebhookOutcome> {
+  if (!signature) throw rejected('Missing Stripe-Signature header');
+  // An unknown account has no secret; the answer is the same as for a bad signature.
+  const secret = (await accountExists(ctx.db, accountId)) ? await webhookSecret(ctx, accountId) : null;
+  if (!secret) throw rejected('Webhook signature verification failed');
+  let event: Stripe.Event;
+  try {
+    // The SDK takes receivedAt in milliseconds; our clock (frozen in tests) dates the delivery.
+    const receivedAt = ctx.clock.now().getTime();
+    event = verifier.webhooks.constructEvent(rawBody, signature, secret, ctx.config.stripe.webhookToleranceSeconds, undefined, receivedAt);
+  } catch {
+    throw rejected('Webhook signature verification failed');
+  }
+  const now = ctx.clock.now();
+  const applied = await withTransaction(ctx.db, async (tx) => {
+    if (!(await repo.recordEvent(tx, accountId, event.id, event.type, now))) return false;
+    await applyEvent(tx, accountId, event, now);
+    return true;
+  });
+  return { applied, type: event.type };
+}
+
+async function applyEvent(tx: Tx, accountId: string, event: Stripe.Event, now: Date): Promise<void> {
+  switch (event.type) {
+    case 'invoice.paid':
+    case 'invoice.payment_succeeded':
+      return invoicePaid(tx, accountId, event.data.object, now);
+    case 'checkout.session.completed':
+      return checkoutCompleted(tx, accountId, event.data.object, now);
+    case 'checkout.session.expired':
+      return checkoutExpired(tx, accountId, event.data.object, now);
+    case 'setup_intent.succeeded':
+      return setupSucceeded(tx, accountId, event.data.object, now);
+    case 'payment_intent.succeeded':
+      return paymentSucceeded(tx, accountId, event.data.object, now);
+    case 'customer.created':
+      return customerCreated(tx, accountId, event.data.object, now);
+    default:
+      // invoice.payment_failed leaves the invoice DUE; the rest is acknowledged and ignored.
+      return;
+  }
+}
+
+/** Both `invoice.paid` and `invoice.payment_succeeded` arrive for one payment: settling is idempotent. */
+async function invoicePaid(tx: Tx, accountId: string, invoice: Stripe.Invoice, now: Date) {
+  const session = await repo.lockCheckoutSessionByProcessorInvoice(tx, accountId, invoice.id!);
+  const invoiceId = invoice.metadata?.[METADATA.invoice] ?? session?.invoice_id ?? null;
+  if (invoiceId) await settleInvoice(tx, accountId, invoiceId, now);
+  if (session && session.status === 'PENDING') {
+    await repo.updateCheckoutSession(tx, accountId, session.id, { status: 'COMPLETED', completed_at: now, modified_at: now });
+  }
+}
+
+async function checkoutCompleted(tx: Tx, accountId: string, object: Stripe.Checkout.Session, now: Date) {
+  const id = object.metadata?.[METADATA.checkoutSession] ?? object.client_reference_id;
+  if (!id || !isUuid(id)) return;
+  const session = await repo.lockCheckoutSession(tx, accountId, id);
+  if (!session || session.status === 'COMPLETED') return;
+  if (session.purpose === 'CREDIT_TOPUP') {
+    const { grantId } = await grantPurchasedCredits(
+      tx,
+      {
+        accountId,
+        poolId: session.credit_pool_id!,
+        amount: dec(session.credits!),
+        unitPrice: dec(session.price_per_credit!),
+        currency: session.currency!,
+        idempotencyKey: `checkout_${session.id}`,
+        description: 'Credit purchase (hosted checkout)',
+        metadata: { checkoutSessionId: session.id, processorSessionId: object.id },
+      },
+      now,
+    );
+    await repo.updateCheckoutSession(tx, accountId, session.id, { status: 'COMPLETED', completed_at: now, grant_id: grantId, modified_at: now });
+    const purchaseId = object.metadata?.[METADATA.creditPurchase];
+    const purchase = purchaseId && isUuid(purchaseId) ? await repo.lockPurchase(tx, accountId, purchaseId) : undefined;
+    if (purchase && purchase.status !== 'SUCCEEDED') await repo.updatePurchase(tx, accountId, purchase.id, { status: 'SUCCEEDED', grant_id: grantId, modified_at: now });
+    return;
+  }
+  if (session.processor_invoice_id === null) {
+    await repo.updateCheckoutSession(tx, accountId, session.id, { status: 'COMPLETED', completed_at: now, modified_at: now });
+  }
+}
+
+async function checkoutExpired(tx: Tx, accountId: string, object: Stripe.Checkout.Session, now: Date) {
+  const id = object.metadata?.[METADATA.checkoutSession] ?? object.client_reference_id;
+  if (!id || !isUuid(id)) return;
+  const session = await repo.lockCheckoutSession(tx, accountId, id);
+  if (session?.status === 'PENDING') await repo.updateCheckoutSession(tx, accountId, session.id, { status: 'EXPIRED', modified_at: now });
+}
+
+/** A card saved through a setup intent becomes the customer's default for off-session charges. */
+async function setupSucceeded(tx: Tx, accountId: string, intent: Stripe.SetupIntent, now: Date) {
+  const processorCustomer = typeof intent.customer === 'string' ? intent.customer : intent.customer?.id;
+  const paymentMethod = typeof intent.payment_method === 'string' ? intent.payment_method : intent.payment_method?.id;
+  if (!processorCustomer || !paymentMethod) return;
+  const link = await repo.findByProcessorCustomerId(tx, accountId, processorCustomer);
+  if (link) await repo.setDefaultPaymentMethod(tx, accountId, link.customer_id, paymentMethod, now);
+}
+
+/**
+ * Completes an off-session charge whose answer was lost (the request died after the charge): a
+ * subscription's first invoice is settled, a credit purchase granted. Hosted checkouts are left to
+ * their session's own event.
+ */
+async function paymentSucceeded(tx: Tx, accountId: string, intent: Stripe.PaymentIntent, now: Date) {
+  const invoiceId = intent.metadata?.[METADATA.invoice];
+  if (invoiceId && isUuid(invoiceId) && !intent.metadata?.[METADATA.checkoutSession]) {
+    await settleInvoice(tx, accountId, invoiceId, now);
+    return;
+  }
+  const purchaseId = intent.metadata?.[METADATA.creditPurchase];
+  if (!purchaseId || !isUuid(purchaseId) || intent.metadata?.[METADATA.checkoutSession]) return;
+  const purchase = await repo.lockPurchase(tx, accountId, purchaseId);
+  if (!purchase || purchase.status === 'SUCCEEDED') return;
+  const { grantId } = await grantPurchasedCredits(
+    tx,
+    {
+      accountId,
+      poolId: purchase.credit_pool_id,
+      amount: dec(purchase.credits),
+      unitPrice: dec(purchase.price_per_credit),
+      currency: purchase.currency,
+      idempotencyKey: `pi_${intent.id}`,
+      description: 'Credit purchase',
+      metadata: { creditPurchaseId: purchase.id, paymentIntentId: intent.id },
+    },
+    now,
+  );
+  await repo.updatePurchase(tx, accountId, purchase.id, { status: 'SUCCEEDED', payment_intent_id: intent.id, grant_id: grantId, modified_at: now });
+}
+
+/** A processor customer created with Tally's customer id in its metadata is linked (import). */
+async function customerCreated(tx: Tx, accountId: string, customer: Stripe.Customer, now: Date) {
+  const customerId = customer.metadata?.[METADATA.customer];
+  if (!customerId || !isUuid(customerId)) return;
+  if (!(await findCustomerById(tx, accountId, customerId))) return;
+  await repo.linkProcessorCustomer(tx, { account_id: accountId, customer_id: customerId, processor_customer_id: customer.id, default_payment_method_id: null, created_at: now, modified_at: now });
+}
+
+const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
