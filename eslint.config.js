@@ -19,6 +19,7 @@ export const MODULE_DEPENDENCIES = {
   settings: ['catalog'],
   agents: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits'],
   payments: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits'],
+  mcp: ['catalog', 'customers', 'billing', 'credits', 'usage', 'payments'],
 };
 
 export default tseslint.config(

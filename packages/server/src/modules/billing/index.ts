@@ -12,3 +12,5 @@ export { billingAdminRoutes, billingClientRoutes } from './routes.js';
 export { findFirstDueInvoice, settleInvoice } from './invoices.js';
 export { checkSubscribePayment, collectInitialPayment, type InitialPaymentOutcome, type SubscribePayment } from './payment-slots.js';
 export type { InvoiceRow } from './repo.js';
+export { cancelSubscription, changePlan, subscribe } from './subscriptions.js';
+export { listCustomerInvoicePage, markInvoicePaid } from './invoices.js';

@@ -31,11 +31,20 @@ export async function listActiveCatalog(ctx: AppContext, accountId: string, page
     repo.listPlans(ctx.db, accountId, { status: 'ACTIVE', limit: page.limit, offset: page.offset }),
     repo.countPlans(ctx.db, accountId, 'ACTIVE'),
   ]);
+  return toPage(await toCatalogItems(ctx, accountId, plans), total, page);
+}
+
+/** Every ACTIVE plan with its features, unpaged (the MCP `listPlans` tool). */
+export async function listActiveCatalogItems(ctx: AppContext, accountId: string) {
+  return toCatalogItems(ctx, accountId, await repo.listPlans(ctx.db, accountId, { status: 'ACTIVE' }));
+}
+
+async function toCatalogItems(ctx: AppContext, accountId: string, plans: repo.PlanRow[]) {
   const [rules, allocations] = await Promise.all([
     repo.listRulesOfPlans(ctx.db, accountId, plans.map((p) => p.id)),
     planCreditAllocations.call(ctx.db, accountId, plans.map((p) => p.id)),
   ]);
-  const items = plans.map((plan) => {
+  return plans.map((plan) => {
     const { status: _s, createdAt: _c, modifiedAt: _m, ...planView } = toPlan(plan);
     return {
       plan: planView,
@@ -51,7 +60,6 @@ export async function listActiveCatalog(ctx: AppContext, accountId: string, page
       creditAllocations: allocations.get(plan.id) ?? [],
     };
   });
-  return toPage(items, total, page);
 }
 
 export async function listFeaturePage(ctx: AppContext, accountId: string, page: PageQuery) {

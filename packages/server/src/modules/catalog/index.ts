@@ -15,4 +15,5 @@ export {
   type Tier,
 } from './rule-value.js';
 export { catalogAdminRoutes, catalogClientRoutes } from './routes.js';
-export { ensureFeatureForEvent, toPlan } from './service.js';
+export { ensureFeatureForEvent, toFeature, toPlan } from './service.js';
+export { getFeatureByKey, listActiveCatalogItems, listAllFeatures, listAllPlans } from './catalog-view.js';

@@ -17,5 +17,7 @@ export { jobs, registerHooks } from './hooks.js';
 export { getCustomerPool, grantPurchasedCredits, type PurchasablePool, type PurchaseGrantInput } from './purchases.js';
 export { listPools } from './repo.js';
 export { creditAdminRoutes, creditClientRoutes } from './routes.js';
-export { currentPrices, effectiveWeightTable, findPriceAt, resolveWeight } from './tariff/service.js';
+export { currentPrices, effectiveWeightTable, findPriceAt, listAllPricesInEffect, resolveWeight } from './tariff/service.js';
+export { getPool as getCustomerCreditPool, listGrants as listCustomerCreditGrants, listPools as listCustomerCreditPools, listTransactions as listCustomerCreditTransactions } from './client.js';
+export { listPlanAllocations, toPool } from './service.js';
 export { tariffAdminRoutes, tariffClientRoutes } from './tariff/routes.js';

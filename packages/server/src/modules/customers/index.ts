@@ -5,9 +5,12 @@
 export { customerSubscriptions } from './extensions.js';
 export { findCustomerById, findCustomerByRef } from './repo.js';
 export { customerAdminRoutes, customerClientRoutes } from './routes.js';
-export { RefParams } from './schema.js';
+export { CustomerCreateSchema, RefParams } from './schema.js';
 export {
+  createCustomer,
   customerReferenceRequired,
+  toClientCustomer,
+  toClientCustomerView,
   ensureCustomerForEvent,
   getCustomerById,
   getCustomerByRef,

@@ -5,14 +5,11 @@ import { envelopeSchema, ok } from '../../platform/http/envelope.js';
 import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { AdminCustomerSchema, ClientCustomerSchema, CustomerCreateSchema, CustomerListQuery, CustomerUpdateSchema, RefParams } from './schema.js';
-import { customerSubscriptions } from './extensions.js';
 import * as service from './service.js';
 
 const tags = ['Customers'];
 
-async function withSubscriptions(ctx: AppContext, row: service.CustomerRow) {
-  return { ...service.toClientCustomer(row), subscriptions: await customerSubscriptions.call(ctx, row.account_id, row.id) };
-}
+const withSubscriptions = service.toClientCustomerView;
 
 export function customerClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {

@@ -6,10 +6,16 @@ import { AppError, notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
+import { customerSubscriptions } from './extensions.js';
 import * as repo from './repo.js';
 import type { CustomerCreate, CustomerUpdate } from './schema.js';
 
 export type { CustomerRow } from './repo.js';
+
+/** The Client API customer: the row's client view with its subscriptions. */
+export async function toClientCustomerView(ctx: AppContext, row: repo.CustomerRow) {
+  return { ...toClientCustomer(row), subscriptions: await customerSubscriptions.call(ctx, row.account_id, row.id) };
+}
 
 export function toClientCustomer(row: repo.CustomerRow) {
   return {

@@ -4,4 +4,5 @@
  * app.ts and runtime.ts.
  */
 export { jobs, registerHooks } from './hooks.js';
-export { paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes } from './routes.js';
+export { paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes, returnUrls } from './routes.js';
+export { purchaseCredits } from './purchases.js';

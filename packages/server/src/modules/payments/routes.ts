@@ -32,7 +32,8 @@ const adminTags = ['Payment processor'];
 const clientTags = ['Payments'];
 
 /** Where the processor's hosted pages send the principal back: the account's URLs, else this service. */
-async function returnUrls(ctx: AppContext, request: FastifyRequest): Promise<ReturnUrls> {
+/** Where a hosted checkout returns to: the account's settings, else the service's own address. */
+export async function returnUrls(ctx: AppContext, request: FastifyRequest): Promise<ReturnUrls> {
   const settings = await getAccountSettings(ctx.db, accountIdOf(request));
   const base = publicBaseUrl(ctx.config.publicBaseUrl, request);
   return { successUrl: settings.stripeCheckoutSuccessUrl ?? `${base}/`, cancelUrl: settings.stripeCheckoutCancelUrl ?? `${base}/` };

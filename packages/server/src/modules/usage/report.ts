@@ -15,7 +15,7 @@ import { periodContaining } from './domain.js';
  * The burndown for one customer: per active subscription and per rule on its plan, usage in the
  * current window and a linear end-of-period projection. Reads counters, never sums events.
  */
-export async function getUsageReport(ctx: AppContext, principal: Principal, ref: string) {
+export async function getUsageReport(ctx: AppContext, principal: Principal, ref: string | undefined) {
   const now = ctx.clock.now();
   const customer = await resolveCallerCustomer(ctx.db, principal, ref);
   const subscriptions = (await billingRepo.listCustomerSubscriptions(ctx.db, principal.accountId, customer.id)).filter((s) => s.is_active);

@@ -40,7 +40,7 @@ export function registerAuth(
 }
 
 /** `Authorization: Bearer` wins over `X-API-Key` when both are sent. */
-function credentialOf(request: FastifyRequest): string | null {
+export function credentialOf(request: FastifyRequest): string | null {
   const authorization = request.headers.authorization;
   if (authorization) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);

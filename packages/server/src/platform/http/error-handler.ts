@@ -107,7 +107,8 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_TYPE: ['unsupported_media_type', 'Unsupported Content-Type'],
 };
 
-function toAppError(error: unknown): AppError {
+/** Any thrown value as the AppError the envelope reports (unique violations → conflict, data exceptions → 400, the rest 500). */
+export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (hasZodFastifySchemaValidationErrors(error)) return fromValidation(error);
   // A unique violation no service mapped is still a duplicate key, never a 500 (contract §1.4).

@@ -129,16 +129,16 @@ export const listCurrentAndScheduledPrices = (db: Executor, accountId: string, n
     .execute();
 
 /** The in-effect price of each priced denomination, paged by denomination. */
-export const listPricesInEffect = (db: Executor, accountId: string, now: Date, page: { limit: number; offset: number }): Promise<PriceRow[]> =>
-  db
+/** The price in effect per denomination, by denomination; one page of them, or all without `page`. */
+export function listPricesInEffect(db: Executor, accountId: string, now: Date, page?: { limit: number; offset: number }): Promise<PriceRow[]> {
+  const q = db
     .selectFrom('credit_prices')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id', 'in', currentPriceIds(db, accountId, now))
-    .orderBy('denomination')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
+    .orderBy('denomination');
+  return (page ? q.limit(page.limit).offset(page.offset) : q).execute();
+}
 
 export async function countPricedDenominations(db: Executor, accountId: string, now: Date): Promise<number> {
   const row = await db

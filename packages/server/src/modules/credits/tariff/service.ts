@@ -234,6 +234,12 @@ export async function deletePrice(ctx: AppContext, accountId: string, id: string
 }
 
 /** Client API: the price in effect now for each priced denomination; scheduled rows never show. */
+/** Every price in effect now, unpaged (the MCP `getCreditPrices` tool). */
+export async function listAllPricesInEffect(ctx: AppContext, accountId: string) {
+  const now = ctx.clock.now();
+  return classifyPrices(await repo.listPricesInEffect(ctx.db, accountId, now), now);
+}
+
 export async function listPricesInEffect(ctx: AppContext, accountId: string, page: PageQuery) {
   const now = ctx.clock.now();
   const [rows, total] = await Promise.all([repo.listPricesInEffect(ctx.db, accountId, now, page), repo.countPricedDenominations(ctx.db, accountId, now)]);

@@ -1,0 +1,51 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../platform/context.js';
+import { principalOf } from '../../platform/http/principal.js';
+import { createMcpServer } from './server.js';
+
+/** The answer of the SDK's stateless examples to GET and DELETE: no SSE stream, no session to end. */
+const METHOD_NOT_ALLOWED = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null } as const;
+
+/**
+ * `/mcp` (contract §8): Streamable HTTP, stateless, JSON responses. Each POST gets a fresh server
+ * and transport, so any node answers any call. The auth hook has already admitted a tenant or
+ * customer key (the route is open to customer keys; each tool checks its own scope). Not in the
+ * OpenAPI document: it is a JSON-RPC endpoint, described in the README.
+ */
+export function mcpRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    if (!ctx.config.mcpEnabled) return;
+    const options = { adminToolsEnabled: ctx.config.mcpAdminToolsEnabled };
+    app.post('/mcp', { config: { customerKey: 'read' }, schema: { hide: true } }, async (request, reply) => {
+      const server = createMcpServer({ ctx, principal: principalOf(request), request }, options);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      // The transport writes the response itself: Fastify must not send another.
+      reply.hijack();
+      reply.raw.setHeader('X-Request-Id', request.id);
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      } catch (err) {
+        request.log.error({ err, requestId: request.id }, 'mcp request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json' });
+          reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }));
+        }
+      }
+    });
+    for (const method of ['GET', 'DELETE'] as const) {
+      app.route({
+        method,
+        url: '/mcp',
+        config: { customerKey: 'read' },
+        schema: { hide: true },
+        handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send(METHOD_NOT_ALLOWED),
+      });
+    }
+  };
+}

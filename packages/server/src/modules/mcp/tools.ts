@@ -1,0 +1,331 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../../platform/context.js';
+import { decimalInput } from '../../platform/http/decimal-schema.js';
+import { pageQuerySchema } from '../../platform/http/pagination.js';
+import type { Principal } from '../../platform/http/principal.js';
+import { newId } from '../../platform/ids.js';
+import { dec } from '../../platform/money.js';
+import * as billing from '../billing/index.js';
+import * as catalog from '../catalog/index.js';
+import * as credits from '../credits/index.js';
+import * as customers from '../customers/index.js';
+import * as payments from '../payments/index.js';
+import * as usage from '../usage/index.js';
+
+/** Who may see and call a tool (contract §8.1): curated = any key, tenant = tenant keys, admin = tenant keys with the admin flag. */
+export type ToolAccess = 'curated' | 'tenant' | 'admin';
+
+export type ToolCall = { ctx: AppContext; principal: Principal; request: FastifyRequest };
+
+export type ToolSpec = {
+  name: string;
+  description: string;
+  access: ToolAccess;
+  /** The input schema without `confirmAction` (added for `confirm` tools). */
+  input: z.ZodObject;
+  /** Spends money or is hard to reverse: runs only with `confirmAction: true` (§8.3). */
+  confirm?: boolean;
+  /** A customer key also needs the `purchase` scope (§2.5). */
+  purchase?: boolean;
+  /** Takes `customerReferenceId`, which a tenant key must send (§8.2). */
+  customerScoped?: boolean;
+  /** Changes state or moves money: logged with the key hint and the tool name. */
+  changesState?: boolean;
+  run(call: ToolCall, args: any): Promise<unknown>;
+};
+
+function tool<S extends z.ZodObject>(spec: Omit<ToolSpec, 'input' | 'run'> & { input: S; run(call: ToolCall, args: z.output<S>): Promise<unknown> }): ToolSpec {
+  return spec;
+}
+
+const ref = z.string().min(1).max(255);
+const optionalRef = ref.optional().describe("The customer's customerReferenceId. Required with a tenant key; with a customer key omit it (the key's own customer).");
+const noInput = z.object({});
+const units = decimalInput({ min: 0, exclusiveMin: true, max: '1000000000', maxScale: 6, description: 'Proposed units; default 1.' });
+/** The tool lists return every row (one page of the Client API's largest size). */
+const firstPage = pageQuerySchema.parse({ limit: 200 });
+
+// Curated tools (§8.2): tenant and customer keys.
+
+const curated: ToolSpec[] = [
+  tool({
+    name: 'listPlans',
+    access: 'curated',
+    description: 'List the ACTIVE plans with their features, pricing and credit allocations (the catalog). Read-only, free.',
+    input: noInput,
+    run: ({ ctx, principal }) => catalog.listActiveCatalogItems(ctx, principal.accountId),
+  }),
+  tool({
+    name: 'getCreditPrices',
+    access: 'curated',
+    description: 'The credit price in effect now for each credit denomination. Read-only, free.',
+    input: noInput,
+    run: ({ ctx, principal }) => credits.listAllPricesInEffect(ctx, principal.accountId),
+  }),
+  tool({
+    name: 'checkEntitlement',
+    access: 'curated',
+    customerScoped: true,
+    description:
+      'Check whether the customer may use a feature now, simulating the proposed usage (default 1 unit) against limits and quoting its credit cost. ' +
+      'A denial is allowed: false with a reason, not an error. Records the check; spends nothing.',
+    input: z.object({
+      featureKey: z.string().min(1).max(128).describe('The feature key'),
+      usageUnits: units.optional(),
+      model: z.string().max(128).optional().describe('The AI model the usage would run on (selects the credit weight)'),
+      customerReferenceId: optionalRef,
+    }),
+    run: ({ ctx, principal }, args) =>
+      usage.checkEntitlement(ctx, principal, {
+        customerReferenceId: args.customerReferenceId,
+        featureKey: args.featureKey,
+        evaluate: { units: args.usageUnits ?? dec(1), model: args.model ?? null, flowId: newId() },
+        record: true,
+      }),
+  }),
+  tool({
+    name: 'getUsageForecast',
+    access: 'curated',
+    customerScoped: true,
+    description: "The customer's current-period usage per feature with its projection to the period end (burndown). Read-only, free.",
+    input: z.object({ customerReferenceId: optionalRef }),
+    run: ({ ctx, principal }, args) => usage.getUsageReport(ctx, principal, args.customerReferenceId),
+  }),
+  tool({
+    name: 'subscribePlan',
+    access: 'curated',
+    customerScoped: true,
+    confirm: true,
+    purchase: true,
+    changesState: true,
+    description:
+      "Subscribe the customer to an ACTIVE plan. SPENDS MONEY on a paid plan: the first invoice is charged to the saved card, or the result carries checkoutUrl for a human to pay. " +
+      'Needs confirmAction: true after your principal approved it; a customer key needs the purchase scope.',
+    input: z.object({
+      planId: z.string().min(1).max(255).describe('Plan uuid or plan key'),
+      paymentMethodId: z.string().min(1).max(255).optional().describe("A payment method id; default the customer's saved one"),
+      customerReferenceId: optionalRef,
+    }),
+    run: ({ ctx, principal }, args) =>
+      billing.subscribe(ctx, principal, { planId: args.planId, paymentMethodId: args.paymentMethodId, customerReferenceId: args.customerReferenceId }),
+  }),
+  tool({
+    name: 'purchaseCredits',
+    access: 'curated',
+    customerScoped: true,
+    confirm: true,
+    purchase: true,
+    changesState: true,
+    description:
+      'Buy credits into one of the customer\'s credit pools at the current price. SPENDS MONEY: credits × price (at least 0.50, within the agent spend cap) is charged to the saved card, ' +
+      'or the result carries checkoutUrl for a human to pay. Needs confirmAction: true after your principal approved it; a customer key needs the purchase scope.',
+    input: z.object({
+      creditPoolId: z.uuid().describe('The credit pool to fill'),
+      credits: decimalInput({ min: 0, exclusiveMin: true, max: '1000000000000', maxScale: 6, description: 'Credits to buy' }),
+      paymentMethodId: z.string().trim().min(1).max(255).optional().describe("A payment method id; default the customer's saved one"),
+      customerReferenceId: optionalRef,
+    }),
+    run: async ({ ctx, principal, request }, args) =>
+      payments.purchaseCredits(
+        ctx,
+        principal,
+        { creditPoolId: args.creditPoolId, credits: args.credits, paymentMethodId: args.paymentMethodId, customerReferenceId: args.customerReferenceId },
+        await payments.returnUrls(ctx, request),
+      ),
+  }),
+];
+
+// Tenant tools (§8.4): tenant keys only.
+
+const poolInput = z.object({ customerReferenceId: ref, poolId: z.uuid() });
+
+const tenant: ToolSpec[] = [
+  tool({
+    name: 'listFeatures',
+    access: 'tenant',
+    description: 'List every feature of the catalog. Read-only, free.',
+    input: noInput,
+    run: async ({ ctx, principal }) => (await catalog.listAllFeatures(ctx, principal.accountId)).map(catalog.toFeature),
+  }),
+  tool({
+    name: 'getFeature',
+    access: 'tenant',
+    description: 'One feature by its key. Read-only, free.',
+    input: z.object({ featureKey: z.string().min(1).max(128) }),
+    run: ({ ctx, principal }, args) => catalog.getFeatureByKey(ctx, principal.accountId, args.featureKey),
+  }),
+  tool({
+    name: 'evaluateEntitlement',
+    access: 'tenant',
+    description: 'Evaluate a proposed usage of a feature for a customer: entitlement, limit simulation and credit quote. Records the check; spends nothing.',
+    input: z.object({ customerReferenceId: ref, featureKey: z.string().min(1).max(128), requestedUsage: units.optional() }),
+    run: ({ ctx, principal }, args) =>
+      usage.checkEntitlement(ctx, principal, {
+        customerReferenceId: args.customerReferenceId,
+        featureKey: args.featureKey,
+        evaluate: { units: args.requestedUsage ?? dec(1), model: null, flowId: newId() },
+        record: true,
+      }),
+  }),
+  tool({
+    name: 'getCustomer',
+    access: 'tenant',
+    description: 'A customer with its subscriptions. Read-only, free.',
+    input: z.object({ customerReferenceId: ref }),
+    run: async ({ ctx, principal }, args) =>
+      customers.toClientCustomerView(ctx, await customers.resolveCallerCustomer(ctx.db, principal, args.customerReferenceId)),
+  }),
+  tool({
+    name: 'createCustomer',
+    access: 'tenant',
+    changesState: true,
+    description: 'Create a customer with your reference id and e-mail. Free.',
+    input: z.object({
+      customerReferenceId: z.string().trim().min(1).max(255),
+      email: customers.CustomerCreateSchema.shape.email,
+      firstName: z.string().max(255).optional(),
+      lastName: z.string().max(255).optional(),
+    }),
+    run: async ({ ctx, principal }, args) => customers.toClientCustomer(await customers.createCustomer(ctx, principal.accountId, args)),
+  }),
+  tool({
+    name: 'createSubscription',
+    access: 'tenant',
+    changesState: true,
+    description: 'Subscribe a customer to an ACTIVE plan (a paid plan raises a DUE invoice).',
+    input: z.object({ customerReferenceId: ref, planId: z.string().min(1).max(255).describe('Plan uuid or plan key') }),
+    run: ({ ctx, principal }, args) => billing.subscribe(ctx, principal, { customerReferenceId: args.customerReferenceId, planId: args.planId }),
+  }),
+  tool({
+    name: 'cancelSubscription',
+    access: 'tenant',
+    confirm: true,
+    changesState: true,
+    description: 'Cancel a subscription at the period end (default) or immediately. Hard to reverse when immediate: needs confirmAction: true.',
+    input: z.object({ subscriptionId: z.uuid(), cancelMode: z.enum(['END_OF_PERIOD', 'IMMEDIATE']).default('END_OF_PERIOD') }),
+    run: async ({ ctx, principal }, args) => {
+      await billing.cancelSubscription(ctx, principal, args.subscriptionId, args.cancelMode);
+      return { subscriptionId: args.subscriptionId, cancelMode: args.cancelMode };
+    },
+  }),
+  tool({
+    name: 'changeSubscriptionPlan',
+    access: 'tenant',
+    confirm: true,
+    changesState: true,
+    description: 'Move a subscription to another plan: UPGRADE now with a prorated charge, DOWNGRADE at the period end. May spend money: needs confirmAction: true.',
+    input: z.object({ subscriptionId: z.uuid(), newPlanId: z.uuid(), changeType: z.enum(['UPGRADE', 'DOWNGRADE']) }),
+    run: ({ ctx, principal }, args) => billing.changePlan(ctx, principal, args.subscriptionId, { changeToPlanId: args.newPlanId, changeType: args.changeType }),
+  }),
+  tool({
+    name: 'ingestEvent',
+    access: 'tenant',
+    changesState: true,
+    description: 'Record a usage event for a customer (revenue and credits are computed at ingestion). A repeated eventIdempotencyKey is a conflict. Numbers may be sent as strings.',
+    input: z.object({
+      eventIdempotencyKey: z.string().min(1).max(255),
+      eventName: usage.EventRequestSchema.shape.eventName,
+      occurredAt: z.string().max(64).optional(),
+      customerReferenceId: ref,
+      featureKey: usage.EventRequestSchema.shape.featureKey,
+      usageUnits: usage.EventRequestSchema.shape.usageUnits,
+      model: z.string().max(128).optional(),
+      modelProvider: z.string().max(128).optional(),
+      costAmount: usage.EventRequestSchema.shape.costAmount,
+      revenueAmount: usage.EventRequestSchema.shape.revenueAmount,
+    }),
+    run: async ({ ctx, principal }, args) => {
+      const { model, modelProvider, ...event } = args;
+      const { receipt } = await usage.ingestEvent(ctx, principal, { ...event, costInput: { model, modelProvider } }, undefined);
+      return receipt;
+    },
+  }),
+  tool({
+    name: 'listCustomerInvoices',
+    access: 'tenant',
+    description: "A customer's invoices (first 200). Read-only, free.",
+    input: z.object({ customerReferenceId: ref }),
+    run: ({ ctx, principal }, args) => billing.listCustomerInvoicePage(ctx, principal.accountId, args.customerReferenceId, firstPage),
+  }),
+  tool({
+    name: 'markInvoicePaid',
+    access: 'tenant',
+    confirm: true,
+    changesState: true,
+    description: 'Mark a DUE or PAST_DUE invoice as paid outside the processor (activates a pending subscription). Hard to reverse: needs confirmAction: true.',
+    input: z.object({ invoiceId: z.uuid() }),
+    run: ({ ctx, principal }, args) => billing.markInvoicePaid(ctx, principal.accountId, args.invoiceId),
+  }),
+  tool({
+    name: 'getCreditPools',
+    access: 'tenant',
+    description: "A customer's credit pools with their balances (first 200). Read-only, free.",
+    input: z.object({ customerReferenceId: ref }),
+    run: ({ ctx, principal }, args) => credits.listCustomerCreditPools(ctx, principal, args.customerReferenceId, firstPage),
+  }),
+  tool({
+    name: 'getCreditBalance',
+    access: 'tenant',
+    description: "One of a customer's credit pools with its balance. Read-only, free.",
+    input: poolInput,
+    run: ({ ctx, principal }, args) => credits.getCustomerCreditPool(ctx, principal, args.customerReferenceId, args.poolId),
+  }),
+  tool({
+    name: 'getPoolTransactions',
+    access: 'tenant',
+    description: "A credit pool's ledger, oldest first (first 200). Read-only, free.",
+    input: poolInput,
+    run: ({ ctx, principal }, args) => credits.listCustomerCreditTransactions(ctx, principal, args.customerReferenceId, args.poolId, firstPage),
+  }),
+  tool({
+    name: 'getPoolGrants',
+    access: 'tenant',
+    description: "A credit pool's grants (first 200). Read-only, free.",
+    input: poolInput,
+    run: ({ ctx, principal }, args) => credits.listCustomerCreditGrants(ctx, principal, args.customerReferenceId, args.poolId, firstPage),
+  }),
+];
+
+// Admin tools (§8.4, behind APP_MCP_ADMIN_TOOLS_ENABLED).
+
+const admin: ToolSpec[] = [
+  tool({
+    name: 'adminListPlans',
+    access: 'admin',
+    description: 'List every plan of the catalog, of every status. Read-only, free.',
+    input: noInput,
+    run: async ({ ctx, principal }) => (await catalog.listAllPlans(ctx, principal.accountId)).map(catalog.toPlan),
+  }),
+  tool({
+    name: 'adminListFeatures',
+    access: 'admin',
+    description: 'List every feature of the catalog. Read-only, free.',
+    input: noInput,
+    run: async ({ ctx, principal }) => (await catalog.listAllFeatures(ctx, principal.accountId)).map(catalog.toFeature),
+  }),
+  tool({
+    name: 'adminListCreditAllocationsForPlan',
+    access: 'admin',
+    description: "A plan's credit allocations. Read-only, free.",
+    input: z.object({ planId: z.uuid() }),
+    run: ({ ctx, principal }, args) => credits.listPlanAllocations(ctx, principal.accountId, args.planId),
+  }),
+];
+
+/**
+ * Every admin and processor-setup tool name of §8.4. With the flag off a call to any of them is
+ * `admin_tools_disabled`; with it on, those not built here are unknown tools.
+ */
+export const ADMIN_TOOL_NAMES: ReadonlySet<string> = new Set([
+  'adminListFeatures', 'adminCreateFeature', 'adminUpdateFeature', 'adminListPlans', 'adminGetPlanWithFeatures', 'adminCreatePlan', 'adminUpdatePlan',
+  'adminGetFeatureRule', 'adminLinkFeatureToPlan', 'adminUpdateFeatureRule', 'adminUnlinkFeatureFromPlan', 'adminListCreditModels', 'adminGetCreditModel',
+  'adminCreateCreditModel', 'adminDeleteCreditModel', 'adminAddCreditAllocationToPlan', 'adminListCreditAllocationsForPlan', 'adminRemoveCreditAllocationFromPlan',
+  'adminListCreditPools', 'adminGetCreditPool', 'adminGetCreditPoolsByCustomer', 'adminCreateCreditPool', 'adminGrantCredits', 'adminGetPoolGrants',
+  'adminDeductCredits', 'adminGetPoolTransactions', 'adminReverseTransaction', 'adminLinkPoolToSubscription', 'adminUnlinkPoolFromSubscription',
+  'getEvents', 'getGroupedEvents',
+  'getStripeIntegrationStatus', 'registerStripeApiKey', 'setupStripeIntegration', 'discoverStripeData', 'importStripeData', 'getStripeImportStatus',
+]);
+
+export const TOOLS: readonly ToolSpec[] = [...curated, ...tenant, ...admin];
+export const TOOLS_BY_NAME: ReadonlyMap<string, ToolSpec> = new Map(TOOLS.map((t) => [t.name, t]));
