@@ -119,7 +119,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     { resolveApiKey: (key) => accounts.resolveApiKey(ctx, key), verifyAdminToken: (t) => accounts.resolveAdminToken(ctx, t) },
     config.modules,
   );
-  registerIdempotency(app, ctx.db, clock);
+  registerIdempotency(app, ctx.db, clock, ctx.secrets);
 
   app.get('/v3/api-docs', { schema: { hide: true } }, async () => app.swagger());
   app.get('/swagger-ui.html', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/swagger-ui/'));

@@ -6,6 +6,7 @@ import { runRecorded, type TransactionRecorder } from '../db/transaction.js';
 import { AppError } from '../errors/app-error.js';
 import { newId } from '../ids.js';
 import { Decimal, isDecimal } from '../money.js';
+import type { SecretBox } from '../security/secrets.js';
 
 /** How long a stored outcome is replayed; the purge job deletes older records. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -23,6 +24,8 @@ type Claim = Identity & {
   attemptId: string;
   /** Encoded results of the transactions committed under this key so far (by any attempt). */
   committed: unknown[];
+  /** `committed_results` as stored (sealed, or `[]`): the fence each journal write compares against. */
+  stored: string;
   /** How many of `committed` an earlier attempt left: those transactions are not run again. */
   inherited: number;
   replayed: boolean;
@@ -51,8 +54,11 @@ declare module 'fastify' {
  * - A retry after the lease of a record its owner never finished takes it over and runs the handler
  *   again, with the transactions already committed replaced by their recorded results: nothing
  *   committed runs twice, and the reply is rebuilt from what was committed.
+ * - The stored reply and the journal are sealed with `secrets` (ADR 0004, decision 3): a reply or a
+ *   transaction result may carry a credential (a new customer key), and the record lives 24 hours.
  */
-export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock): void {
+export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock, secrets: SecretBox): void {
+  const seal = sealer(secrets);
   // preValidation, so that validation failures (4xx) are stored and replayed like any other answer.
   app.addHook('preValidation', async (request, reply) => {
     const key = request.headers[HEADER];
@@ -64,19 +70,19 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
     }
     const identity = { accountId: request.principal.accountId, scope: `${request.method} ${path}`, key };
     const requestHash = createHash('sha256').update(request.rawBody ?? '').digest('hex');
-    const claim = await claimKey(db, identity, requestHash, clock.now());
+    const claim = await claimKey(db, seal, identity, requestHash, clock.now());
     if (claim) {
       request.idempotency = claim;
       return;
     }
-    return replay(db, identity, requestHash, reply);
+    return replay(db, seal, identity, requestHash, reply);
   });
 
   // The handler (and the hooks after this one) run with their transactions recorded.
   app.addHook('preHandler', (request, _reply, done) => {
     const claim = request.idempotency;
     if (!claim) return done();
-    runRecorded(recorder(claim, clock), done);
+    runRecorded(recorder(claim, clock, seal), done);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -93,7 +99,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
           lease_until: null,
           response_status: reply.statusCode,
           response_content_type: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-          response_body: typeof payload === 'string' ? payload : payload == null ? '' : String(payload),
+          response_body: seal.close(claim, 'response_body', typeof payload === 'string' ? payload : payload == null ? '' : String(payload)),
         })
         .execute();
     }
@@ -110,7 +116,33 @@ const ofKey = <Q extends Filterable<Q>>(query: Q, r: Identity): Q =>
 const ownRecord = <Q extends Filterable<Q>>(query: Q, claim: Claim): Q =>
   ofKey(query, claim).where('attempt_id', '=', claim.attemptId).where('state', '=', 'IN_PROGRESS');
 
-function recorder(claim: Claim, clock: Clock): TransactionRecorder {
+/**
+ * Seals what a record stores of a reply or of its transactions (ADR 0004, decision 3). The context
+ * binds a sealed value to its record and column: it does not open in another record or the other
+ * column. Records written before sealing hold plain text, which `open` passes through: a sealed
+ * value has the shape `v1.<keyId>.<iv>.<ciphertext>.<tag>`, which no JSON text nor empty body has.
+ */
+type Sealer = {
+  close(r: Identity, column: SealedColumn, plaintext: string): string;
+  open(r: Identity, column: SealedColumn, stored: string): string;
+};
+type SealedColumn = 'response_body' | 'committed_results';
+
+const SEALED = /^v1\.[0-9a-f]{8}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/;
+
+function sealer(secrets: SecretBox): Sealer {
+  // JSON, not a separator: scope and key are free text and could contain any separator.
+  const context = (r: Identity, column: SealedColumn) => `idempotency:${JSON.stringify([r.accountId, r.scope, r.key, column])}`;
+  return {
+    close: (r, column, plaintext) => secrets.seal(plaintext, context(r, column)),
+    open: (r, column, stored) => (SEALED.test(stored) ? secrets.open(stored, context(r, column)) : stored),
+  };
+}
+
+/** The empty journal: stored in plain, since it holds nothing (and `release` matches it as such). */
+const EMPTY_JOURNAL = '[]';
+
+function recorder(claim: Claim, clock: Clock, seal: Sealer): TransactionRecorder {
   return {
     get active() {
       return claim.active;
@@ -121,17 +153,18 @@ function recorder(claim: Claim, clock: Clock): TransactionRecorder {
       return { value: decodeResult(claim.committed[index]) };
     },
     async record(tx: Tx, index: number, value: unknown) {
-      const before = JSON.stringify(claim.committed);
       const after = [...claim.committed.slice(0, index), encodeResult(value)];
+      const stored = seal.close(claim, 'committed_results', JSON.stringify(after));
       const now = clock.now();
       const owned = await ownRecord(tx.updateTable('idempotency_records'), claim)
-        .set({ committed_results: JSON.stringify(after), lease_until: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS) })
-        .where('committed_results', '=', before)
+        .set({ committed_results: stored, lease_until: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS) })
+        .where('committed_results', '=', claim.stored)
         .returning('attempt_id')
         .executeTakeFirst();
       // Another request took the key over (this one outlived its lease): roll this work back.
       if (!owned) throw new AppError('idempotency_conflict', 'Request with this Idempotency-Key was taken over by a retry');
       claim.committed = after;
+      claim.stored = stored;
     },
   };
 }
@@ -142,7 +175,7 @@ function recorder(claim: Claim, clock: Clock): TransactionRecorder {
  * takes over at once and replays what committed.
  */
 async function release(db: Db, claim: Claim, now: Date) {
-  const deleted = await ownRecord(db.deleteFrom('idempotency_records'), claim).where('committed_results', '=', '[]').executeTakeFirst();
+  const deleted = await ownRecord(db.deleteFrom('idempotency_records'), claim).where('committed_results', '=', EMPTY_JOURNAL).executeTakeFirst();
   if (Number(deleted.numDeletedRows) > 0) return;
   await ownRecord(db.updateTable('idempotency_records'), claim).set({ lease_until: now }).execute();
 }
@@ -151,24 +184,27 @@ async function release(db: Db, claim: Claim, now: Date) {
  * Claims the key: a new record, a record older than the replay window, or an unfinished record
  * whose lease ran out (same body only). Undefined when another request owns it or it is finished.
  */
-async function claimKey(db: Db, r: Identity, requestHash: string, now: Date): Promise<Claim | undefined> {
+async function claimKey(db: Db, seal: Sealer, r: Identity, requestHash: string, now: Date): Promise<Claim | undefined> {
   const attemptId = newId();
   const leaseUntil = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS);
-  const claim = (committed: unknown[]): Claim => ({ ...r, attemptId, committed, inherited: committed.length, replayed: false, active: true });
-  const fresh = { request_hash: requestHash, state: 'IN_PROGRESS' as const, attempt_id: attemptId, lease_until: leaseUntil, committed_results: '[]', created_at: now };
+  const claim = (stored: string): Claim => {
+    const committed = JSON.parse(seal.open(r, 'committed_results', stored)) as unknown[];
+    return { ...r, attemptId, committed, stored, inherited: committed.length, replayed: false, active: true };
+  };
+  const fresh = { request_hash: requestHash, state: 'IN_PROGRESS' as const, attempt_id: attemptId, lease_until: leaseUntil, committed_results: EMPTY_JOURNAL, created_at: now };
   const inserted = await db
     .insertInto('idempotency_records')
     .values({ account_id: r.accountId, scope: r.scope, idempotency_key: r.key, ...fresh })
     .onConflict((oc) => oc.doNothing())
     .returning('idempotency_key')
     .executeTakeFirst();
-  if (inserted) return claim([]);
+  if (inserted) return claim(EMPTY_JOURNAL);
   const expired = await ofKey(db.updateTable('idempotency_records'), r)
     .set({ ...fresh, response_status: null, response_content_type: null, response_body: null })
     .where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS))
     .returning('idempotency_key')
     .executeTakeFirst();
-  if (expired) return claim([]);
+  if (expired) return claim(EMPTY_JOURNAL);
   const abandoned = await ofKey(db.updateTable('idempotency_records'), r)
     .set({ attempt_id: attemptId, lease_until: leaseUntil })
     .where('state', '=', 'IN_PROGRESS')
@@ -176,10 +212,10 @@ async function claimKey(db: Db, r: Identity, requestHash: string, now: Date): Pr
     .where('lease_until', '<=', now)
     .returning('committed_results')
     .executeTakeFirst();
-  return abandoned ? claim(JSON.parse(abandoned.committed_results) as unknown[]) : undefined;
+  return abandoned ? claim(abandoned.committed_results) : undefined;
 }
 
-async function replay(db: Db, r: Identity, requestHash: string, reply: FastifyReply) {
+async function replay(db: Db, seal: Sealer, r: Identity, requestHash: string, reply: FastifyReply) {
   const existing = await ofKey(db.selectFrom('idempotency_records').selectAll(), r).executeTakeFirst();
   if (existing && existing.request_hash !== requestHash) {
     throw new AppError('idempotency_conflict', `Idempotency-Key '${r.key}' was already used with a different request body`);
@@ -193,7 +229,7 @@ async function replay(db: Db, r: Identity, requestHash: string, reply: FastifyRe
     .header('content-type', existing.response_content_type ?? 'application/json; charset=utf-8')
     .header('Idempotency-Key', r.key)
     .header('Idempotent-Replayed', 'true')
-    .send(existing.response_body ?? '');
+    .send(seal.open(r, 'response_body', existing.response_body ?? ''));
 }
 
 /** Deletes records older than the replay window; run by the hourly purge job. */

@@ -1,8 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /**
- * Secrets at rest (processor keys, webhook signing secrets): AES-256-GCM under a key derived from
- * APP_SECRETS_KEY, sealed as one versioned string that names its key (ADR 0007):
+ * Secrets at rest (processor keys, webhook signing secrets, idempotency records): AES-256-GCM
+ * under a key derived from APP_SECRETS_KEY, sealed as one versioned string that names its key
+ * (ADR 0007):
  *
  *   v1.<keyId>.<iv>.<ciphertext>.<tag>      (each part base64url; iv 12 bytes, tag 16 bytes)
  *
