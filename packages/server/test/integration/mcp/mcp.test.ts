@@ -195,6 +195,27 @@ describe('MCP endpoint', () => {
     assert.equal(res.json.declineReason, 'no payment processor connected');
   });
 
+  test('when a tenant key uses the tenant tools then they answer as the REST routes do', async () => {
+    const created = await callTool(tenant, 'createCustomer', { customerReferenceId: 'erin', email: 'erin@example.com' });
+    assert.equal(created.isError, false, created.text);
+    const fetched = await callTool(tenant, 'getCustomer', { customerReferenceId: 'erin' });
+    assert.deepEqual(fetched.json, JSON.parse(JSON.stringify(await m.expectOk(m.client('GET', '/customers/erin')))));
+    const duplicate = await callTool(tenant, 'createCustomer', { customerReferenceId: 'erin', email: 'erin@example.com' });
+    assert.equal(duplicate.json.error.code, 'conflict');
+    const event = { eventIdempotencyKey: 'mcp-evt-1', eventName: 'chat.message', customerReferenceId: 'erin', featureKey, usageUnits: '3', costAmount: '0.25' };
+    const ingested = await callTool(tenant, 'ingestEvent', event);
+    assert.equal(ingested.isError, false, ingested.text);
+    assert.equal(ingested.json.eventIdempotencyKey, 'mcp-evt-1');
+    const again = await callTool(tenant, 'ingestEvent', event);
+    assert.equal(again.json.error.code, 'conflict');
+    const invoices = await callTool(tenant, 'listCustomerInvoices', { customerReferenceId: 'erin' });
+    assert.deepEqual(invoices.json, JSON.parse(JSON.stringify(await m.expectOk(m.client('GET', '/billing/invoices/erin?limit=200')))));
+    const unconfirmed = await callTool(tenant, 'markInvoicePaid', { invoiceId: '00000000-0000-4000-8000-000000000000' });
+    assert.equal(unconfirmed.json.error.code, 'confirmation_required');
+    const unknown = await callTool(tenant, 'markInvoicePaid', { invoiceId: '00000000-0000-4000-8000-000000000000', confirmAction: true });
+    assert.equal(unknown.json.error.code, 'not_found');
+  });
+
   test('when /mcp is called without a key then 401 in the envelope, and GET answers 405 as the SDK stateless examples', async () => {
     const res = await svc.http.post('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
     assert.equal(res.status, 401);
