@@ -10,7 +10,22 @@ export { computeNextPeriod, projectEndOfPeriod } from './periods.js';
 export { findInvoice, findSubscription, listCustomerSubscriptions, type SubscriptionRow } from './repo.js';
 export { billingAdminRoutes, billingClientRoutes } from './routes.js';
 export { findFirstDueInvoice, settleInvoice } from './invoices.js';
-export { checkSubscribePayment, collectInitialPayment, type InitialPaymentOutcome, type SubscribePayment } from './payment-slots.js';
+export {
+  checkSubscribePayment,
+  collectInitialPayment,
+  subscribeThroughProcessor,
+  type InitialPaymentOutcome,
+  type ProcessorSubscribeOutcome,
+  type SubscribePayment,
+} from './payment-slots.js';
+export {
+  applyExternalInvoiceStatus,
+  mirrorExternalInvoice,
+  startExternalSubscription,
+  syncExternalSubscription,
+  type ExternalState,
+} from './external.js';
+export { lockSubscription } from './repo.js';
 export type { InvoiceRow } from './repo.js';
 export { cancelSubscription, changePlan, subscribe } from './subscriptions.js';
 export { listCustomerInvoicePage, markInvoicePaid } from './invoices.js';

@@ -40,3 +40,22 @@ export const collectInitialPayment = defineExtension(
     _input: SubscribePayment & { subscription: SubscriptionRow; invoice: InvoiceRow },
   ): Promise<InitialPaymentOutcome> => ({ kind: 'none' }),
 );
+
+export type ProcessorSubscribeOutcome =
+  | { kind: 'subscribed'; subscriptionId: string }
+  | { kind: 'checkout'; checkoutUrl: string; checkoutSessionId: string; paymentRequired: boolean; declineReason?: string };
+
+/**
+ * Runs before the subscribe transaction for a paid in-advance plan. Where the processor drives
+ * billing (PROCESSOR_INTEGRATION) the provider takes the subscribe over: it answers with the
+ * subscription it created (already written through `startExternalSubscription`), or a checkout the
+ * subscription will come from, 402 when `paymentRequired`. Null: billing subscribes as usual.
+ */
+export const subscribeThroughProcessor = defineExtension(
+  'billing.subscribe_through_processor',
+  async (
+    _ctx: AppContext,
+    _principal: Principal,
+    _input: SubscribePayment & { returnBaseUrl: string },
+  ): Promise<ProcessorSubscribeOutcome | null> => null,
+);

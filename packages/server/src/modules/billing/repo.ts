@@ -140,6 +140,13 @@ export const lockPeriodCounters = (db: Executor, accountId: string, subscription
 
 // Cross-account scans for the jobs: each returns ids only; the work re-locks each row.
 
+/**
+ * Accounts where the processor drives billing (PROCESSOR_INTEGRATION) are left out of every cycle
+ * job (contract §6.6): their periods and invoices come from the processor's webhooks.
+ */
+const billedHere = (accountColumn: string) =>
+  sql<boolean>`not exists (select 1 from account_settings st where st.account_id = ${sql.ref(accountColumn)} and st.stripe_mode = 'PROCESSOR_INTEGRATION')`;
+
 // The job queries page by id (`after`: the last id of the previous page), so a job passes over an
 // item that failed instead of fetching it again (platform/jobs/items.ts).
 
@@ -149,6 +156,7 @@ export const dueDowngrades = (db: Executor, now: Date, after: string | null = nu
     .select(['account_id', 'id', 'subscription_id'])
     .where('status', '=', 'PENDING')
     .where('effective_at', '<=', now)
+    .where(billedHere('scheduled_plan_changes.account_id'))
     .$if(after !== null, (qb) => qb.where('id', '>', after!))
     .orderBy('id')
     .limit(500)
@@ -160,6 +168,7 @@ export const dueCancellations = (db: Executor, now: Date, after: string | null =
     .select(['account_id', 'id'])
     .where('is_active', '=', true)
     .where('cancel_effective_at', '<=', now)
+    .where(billedHere('subscriptions.account_id'))
     .$if(after !== null, (qb) => qb.where('id', '>', after!))
     .orderBy('id')
     .limit(500)
@@ -172,6 +181,7 @@ export const dueRollovers = (db: Executor, now: Date, after: string | null = nul
     .$if(after !== null, (qb) => qb.where('subscriptions.id', '>', after!))
     .where('is_active', '=', true)
     .where('current_period_end', '<=', now)
+    .where(billedHere('subscriptions.account_id'))
     .where((eb) => eb.or([eb('cancel_effective_at', 'is', null), eb('cancel_effective_at', '>', eb.ref('current_period_end'))]))
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('invoices').select(sql`1`.as('x')).whereRef('invoices.subscription_id', '=', 'subscriptions.id').where('invoices.status', '=', 'PAST_DUE'))),
@@ -186,6 +196,7 @@ export const overdueInvoices = (db: Executor, now: Date, after: string | null = 
     .innerJoin('subscriptions', 'subscriptions.id', 'invoices.subscription_id')
     .select(['invoices.account_id', 'invoices.id'])
     .where('invoices.status', '=', 'DUE')
+    .where(billedHere('invoices.account_id'))
     .where(sql<boolean>`invoices.due_date + make_interval(days => subscriptions.grace_period_days) < ${now}`)
     .$if(after !== null, (qb) => qb.where('invoices.id', '>', after!))
     .orderBy('invoices.id')

@@ -4,6 +4,7 @@ import { queryBoolean } from '../../platform/http/query-schema.js';
 import type { AppContext } from '../../platform/context.js';
 import { emptyEnvelopeSchema, envelopeSchema, ok, okEmpty } from '../../platform/http/envelope.js';
 import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
+import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { RefParams } from '../customers/index.js';
 import * as invoices from './invoices.js';
@@ -28,7 +29,7 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(`${base}/subscriptions`, {
       config: { customerKey: 'purchase' },
       schema: { tags, operationId: 'createSubscription', summary: 'Subscribe a customer to an ACTIVE plan (a DUE invoice is raised for paid plans)', description: 'planId (uuid or key) or planKey is required. customerReferenceId is required with a tenant key; with a customer key it may be omitted, and another customer\'s reference is 403. Only ACTIVE plans accept subscriptions (400 otherwise).', body: SubscribeRequestSchema, response: { 201: envelopeSchema(SubscribeResultSchema) } },
-    }, async (request, reply) => reply.code(201).send(ok(await subscriptions.subscribe(ctx, principalOf(request), request.body))));
+    }, async (request, reply) => reply.code(201).send(ok(await subscriptions.subscribe(ctx, principalOf(request), request.body, { returnBaseUrl: publicBaseUrl(ctx.config.publicBaseUrl, request) }))));
 
     app.post(`${base}/subscriptions/cancellation/:subscriptionId`, {
       config: { customerKey: 'read' },

@@ -57,6 +57,8 @@ export const SubscribeResultSchema = z.object({
   invoice: InvoiceSchema.nullable(),
   checkoutUrl: z.string().nullable(),
   checkoutSessionId: z.string().nullable(),
+  /** Set when an off-session charge was declined and a checkout stands in for it. */
+  declineReason: z.string().optional(),
 });
 
 export const CancelQuerySchema = z.object({

@@ -10,7 +10,7 @@ import type { PlanRow } from '../catalog/index.js';
 import { resolveCallerCustomer } from '../customers/index.js';
 import { basePriceLine, raiseInvoice } from './invoicing.js';
 import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
-import { checkSubscribePayment, collectInitialPayment } from './payment-slots.js';
+import { checkSubscribePayment, collectInitialPayment, subscribeThroughProcessor } from './payment-slots.js';
 import { computeCancellationCredit, computeInitialPeriod, computeUpgradeProration } from './periods.js';
 import * as repo from './repo.js';
 import type { SubscribeRequest } from './schema.js';
@@ -35,9 +35,11 @@ function requireActivePlan(plan: PlanRow) {
  * plan waits for its DUE initial invoice to be paid. Retrying while that invoice is still DUE
  * returns the same subscription and invoice.
  */
-export async function subscribe(ctx: AppContext, principal: Principal, input: SubscribeRequest) {
+export async function subscribe(ctx: AppContext, principal: Principal, input: SubscribeRequest, options: { returnBaseUrl?: string } = {}) {
   const planRef = input.planId ?? input.planKey;
   if (!planRef) throw invalid('Validation failed: planId: is required', { fields: [{ field: 'planId', message: 'is required' }] });
+  const delegated = await subscribeElsewhere(ctx, principal, input, planRef, options.returnBaseUrl ?? ctx.config.publicBaseUrl ?? 'http://localhost');
+  if (delegated) return delegated;
   const now = ctx.clock.now();
   const { subscription, invoiceId, payment } = await withTransaction(ctx.db, async (tx) => {
     const customer = await resolveCallerCustomer(tx, principal, input.customerReferenceId);
@@ -96,6 +98,32 @@ export async function subscribe(ctx: AppContext, principal: Principal, input: Su
     }
   }
   return subscribeResult(ctx, principal.accountId, subscription.id, invoiceId);
+}
+
+/**
+ * A paid in-advance subscribe the processor takes over (PROCESSOR_INTEGRATION): the subscription it
+ * created, or `subscription: null, invoice: null` and the checkout it will come from (402 when the
+ * provider says payment is required, else 201 with the same data).
+ */
+async function subscribeElsewhere(ctx: AppContext, principal: Principal, input: SubscribeRequest, planRef: string, returnBaseUrl: string) {
+  if (!subscribeThroughProcessor.isProvided()) return null;
+  const { customer, plan } = await withTransaction(ctx.db, async (tx) => {
+    const customer = await resolveCallerCustomer(tx, principal, input.customerReferenceId);
+    const plan = await findPlanByIdOrKey(tx, principal.accountId, planRef);
+    requireActivePlan(plan);
+    return { customer, plan };
+  });
+  if (plan.billing_timing === 'IN_ARREARS' || dec(plan.price_amount ?? '0').isZero()) return null;
+  const outcome = await subscribeThroughProcessor.call(ctx, principal, { plan, customer, paymentMethodId: input.paymentMethodId, returnBaseUrl });
+  if (!outcome) return null;
+  if (outcome.kind === 'subscribed') {
+    const initial = (await repo.listInvoices(ctx.db, principal.accountId, { subscriptionId: outcome.subscriptionId })).find((i) => i.type === 'IN_ADVANCE_INITIAL');
+    return subscribeResult(ctx, principal.accountId, outcome.subscriptionId, initial?.id);
+  }
+  const { kind: _kind, paymentRequired, ...checkout } = outcome;
+  const data = { subscription: null, invoice: null, ...checkout };
+  if (paymentRequired) throw new AppError('payment_required', 'A payment method is required; hand checkoutUrl to your principal and poll the checkout session', { data });
+  return data;
 }
 
 /** The subscribe reply, read after every write (a payment may have activated the subscription). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppError } from '../../platform/errors/app-error.js';
 import { dec } from '../../platform/money.js';
-import { purchaseAmount, requireMinimum, requireWithinSpendCap, toMinorUnitInteger } from './domain.js';
+import { fromMinorUnitInteger, purchaseAmount, requireMinimum, requireWithinSpendCap, toMinorUnitInteger, toRecurringInterval } from './domain.js';
 
 test('when credits are priced then the amount rounds HALF_UP to the currency minor units', () => {
   assert.equal(purchaseAmount(dec('333'), dec('0.015'), 'USD').toFixed(), '5');
@@ -27,4 +27,17 @@ test('when the amount exceeds the spend cap then 403 spend_cap_exceeded, and a n
   assert.throws(() => requireWithinSpendCap(dec('25.01'), 'USD', dec('25')), (err: unknown) => err instanceof AppError && err.code === 'spend_cap_exceeded' && err.message === "Amount 25.01 exceeds this account's agent spend cap of 25.00");
   requireWithinSpendCap(dec('25'), 'USD', dec('25'));
   requireWithinSpendCap(dec('1000000'), 'USD', null);
+});
+
+test('when the processor reports minor units then the amount is exact in the currency exponent', () => {
+  assert.equal(fromMinorUnitInteger(4999, 'USD').toFixed(), '49.99');
+  assert.equal(fromMinorUnitInteger(4999, 'JPY').toFixed(), '4999');
+  assert.equal(fromMinorUnitInteger(1001, 'KWD').toFixed(), '1.001');
+});
+
+test('when a plan interval is synced then whole years become year prices and longer than 36 months is refused', () => {
+  assert.deepEqual(toRecurringInterval(1), { interval: 'month', interval_count: 1 });
+  assert.deepEqual(toRecurringInterval(3), { interval: 'month', interval_count: 3 });
+  assert.deepEqual(toRecurringInterval(24), { interval: 'year', interval_count: 2 });
+  assert.throws(() => toRecurringInterval(48), AppError);
 });

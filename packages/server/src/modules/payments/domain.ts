@@ -38,3 +38,28 @@ export function requireWithinSpendCap(amount: Decimal, currency: string, cap: De
     throw new AppError('spend_cap_exceeded', `Amount ${formatAmount(amount, currency)} exceeds this account's agent spend cap of ${formatAmount(cap, currency)}`);
   }
 }
+
+/** An integer of the currency's minor units back to an exact amount (4200 USD → 42.00; 4200 JPY → 4200). */
+export function fromMinorUnitInteger(minor: number, currency: string): Decimal {
+  return dec(minor).div(dec(10).pow(minorUnits(currency)));
+}
+
+/** The processor's longest billing interval (3 years); plans allow up to 120 months. */
+const MAX_PROCESSOR_INTERVAL_MONTHS = 36;
+
+/** A plan's interval as the processor's recurring price states it: whole years as `year`, else `month`. */
+export function toRecurringInterval(intervalMonths: number): { interval: 'month' | 'year'; interval_count: number } {
+  if (intervalMonths > MAX_PROCESSOR_INTERVAL_MONTHS) {
+    throw invalid(`A plan billed every ${intervalMonths} months cannot be synced to Stripe: the longest interval it supports is ${MAX_PROCESSOR_INTERVAL_MONTHS} months`);
+  }
+  return intervalMonths % 12 === 0 ? { interval: 'year', interval_count: intervalMonths / 12 } : { interval: 'month', interval_count: intervalMonths };
+}
+
+/** Our invoice status for a processor invoice status (contract §5.5). */
+export const INVOICE_STATUS_FROM_PROCESSOR = {
+  paid: 'PAID',
+  open: 'DUE',
+  draft: 'PENDING',
+  void: 'VOID',
+  uncollectible: 'PAST_DUE',
+} as const;

@@ -26,6 +26,8 @@ export const ALSO_REGISTERED_EVENT_TYPES = [
   'invoice.finalized',
   'invoice.updated',
   'invoice.deleted',
+  'invoice.voided',
+  'invoice.marked_uncollectible',
   'checkout.session.async_payment_succeeded',
 ] as const;
 
@@ -40,4 +42,5 @@ export const METADATA = {
   creditPurchase: 'tally_credit_purchase_id',
   invoice: 'tally_invoice_id',
   subscription: 'tally_subscription_id',
+  plan: 'tally_plan_id',
 } as const;

@@ -5,12 +5,16 @@ import type {
   CreditPurchasesTable,
   ProcessorConnectionsTable,
   ProcessorCustomersTable,
+  ProcessorProductsTable,
+  ProcessorSubscriptionsTable,
 } from '../../platform/db/tables.js';
 
 export type ConnectionRow = Selectable<ProcessorConnectionsTable>;
 export type ProcessorCustomerRow = Selectable<ProcessorCustomersTable>;
 export type CheckoutSessionRow = Selectable<CheckoutSessionsTable>;
 export type CreditPurchaseRow = Selectable<CreditPurchasesTable>;
+export type ProcessorProductRow = Selectable<ProcessorProductsTable>;
+export type ProcessorSubscriptionRow = Selectable<ProcessorSubscriptionsTable>;
 
 // Connection
 
@@ -117,3 +121,52 @@ export async function recordEvent(db: Executor, accountId: string, eventId: stri
     .executeTakeFirst();
   return row !== undefined;
 }
+
+// Processor products and prices (PROCESSOR_INTEGRATION)
+
+export const findProcessorPrice = (db: Executor, accountId: string, planId: string, priceKey: string) =>
+  db.selectFrom('processor_products').selectAll().where('account_id', '=', accountId).where('plan_id', '=', planId).where('price_key', '=', priceKey).executeTakeFirst();
+
+/** Any price row of the plan: its product is the plan's product. */
+export const findPlanProduct = (db: Executor, accountId: string, planId: string) =>
+  db.selectFrom('processor_products').select('processor_product_id').where('account_id', '=', accountId).where('plan_id', '=', planId).limit(1).executeTakeFirst();
+
+export const findPlanByProcessorPrice = (db: Executor, accountId: string, processorPriceId: string) =>
+  db.selectFrom('processor_products').select('plan_id').where('account_id', '=', accountId).where('processor_price_id', '=', processorPriceId).executeTakeFirst();
+
+/** Inserts unless present; the row that holds is returned (the first writer's, under a race). */
+export async function saveProcessorPrice(db: Executor, row: ProcessorProductRow): Promise<ProcessorProductRow> {
+  await db.insertInto('processor_products').values(row).onConflict((oc) => oc.doNothing()).execute();
+  return (await findProcessorPrice(db, row.account_id, row.plan_id, row.price_key))!;
+}
+
+// Processor subscriptions (PROCESSOR_INTEGRATION)
+
+/** Inserts a PENDING link; false when the customer already has one in flight (partial unique index). */
+export async function insertProcessorSubscription(db: Executor, row: ProcessorSubscriptionRow): Promise<boolean> {
+  const inserted = await db.insertInto('processor_subscriptions').values(row).onConflict((oc) => oc.doNothing()).returning('subscription_id').executeTakeFirst();
+  return inserted !== undefined;
+}
+
+export const findPendingProcessorSubscription = (db: Executor, accountId: string, customerId: string) =>
+  db.selectFrom('processor_subscriptions').selectAll().where('account_id', '=', accountId).where('customer_id', '=', customerId).where('status', '=', 'PENDING').executeTakeFirst();
+
+export const lockProcessorSubscription = (db: Executor, accountId: string, subscriptionId: string) =>
+  db.selectFrom('processor_subscriptions').selectAll().where('account_id', '=', accountId).where('subscription_id', '=', subscriptionId).forUpdate().executeTakeFirst();
+
+export const lockProcessorSubscriptionByProcessorId = (db: Executor, accountId: string, processorSubscriptionId: string) =>
+  db.selectFrom('processor_subscriptions').selectAll().where('account_id', '=', accountId).where('processor_subscription_id', '=', processorSubscriptionId).forUpdate().executeTakeFirst();
+
+export const lockProcessorSubscriptionByCheckout = (db: Executor, accountId: string, checkoutSessionId: string) =>
+  db.selectFrom('processor_subscriptions').selectAll().where('account_id', '=', accountId).where('checkout_session_id', '=', checkoutSessionId).forUpdate().executeTakeFirst();
+
+export const updateProcessorSubscription = (db: Executor, accountId: string, subscriptionId: string, fields: Partial<Omit<ProcessorSubscriptionRow, 'account_id' | 'subscription_id'>>) =>
+  db.updateTable('processor_subscriptions').set(fields).where('account_id', '=', accountId).where('subscription_id', '=', subscriptionId).returningAll().executeTakeFirstOrThrow();
+
+// Mirrored invoices (PROCESSOR_INTEGRATION)
+
+export const findMirroredInvoice = (db: Executor, accountId: string, processorInvoiceId: string) =>
+  db.selectFrom('processor_invoices').select('invoice_id').where('account_id', '=', accountId).where('processor_invoice_id', '=', processorInvoiceId).executeTakeFirst();
+
+export const insertMirroredInvoice = (db: Executor, accountId: string, processorInvoiceId: string, invoiceId: string, now: Date) =>
+  db.insertInto('processor_invoices').values({ account_id: accountId, processor_invoice_id: processorInvoiceId, invoice_id: invoiceId, created_at: now }).execute();

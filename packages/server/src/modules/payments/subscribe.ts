@@ -24,7 +24,7 @@ import * as repo from './repo.js';
  */
 
 /** Will this subscribe move money now (so the spend cap applies)? */
-async function movesMoney(db: Executor, principal: Principal, payment: SubscribePayment): Promise<boolean> {
+export async function movesMoney(db: Executor, principal: Principal, payment: SubscribePayment): Promise<boolean> {
   if (payment.paymentMethodId || principal.kind === 'customer') return true;
   const link = await repo.findProcessorCustomer(db, principal.accountId, payment.customer.id);
   return Boolean(link?.default_payment_method_id);

@@ -8,8 +8,10 @@ import { accountExists } from '../accounts/index.js';
 import { settleInvoice } from '../billing/index.js';
 import { grantPurchasedCredits } from '../credits/index.js';
 import { findCustomerById } from '../customers/index.js';
+import { getAccountSettings } from '../settings/index.js';
 import { webhookSecret } from './connection.js';
 import { METADATA } from './events.js';
+import { applyProcessorInvoice, linkProcessorSubscription, subscriptionCheckoutCompleted, subscriptionCheckoutExpired } from './processor-subscriptions.js';
 import * as repo from './repo.js';
 
 /**
@@ -49,6 +51,7 @@ export async function receiveWebhook(ctx: AppContext, accountId: string, rawBody
 }
 
 async function applyEvent(tx: Tx, accountId: string, event: Stripe.Event, now: Date): Promise<void> {
+  if ((await getAccountSettings(tx, accountId)).stripeMode === 'PROCESSOR_INTEGRATION' && (await applyProcessorDriven(tx, accountId, event, now))) return;
   switch (event.type) {
     case 'invoice.paid':
     case 'invoice.payment_succeeded':
@@ -66,6 +69,40 @@ async function applyEvent(tx: Tx, accountId: string, event: Stripe.Event, now: D
     default:
       // invoice.payment_failed leaves the invoice DUE; the rest is acknowledged and ignored.
       return;
+  }
+}
+
+/**
+ * PROCESSOR_INTEGRATION: the processor's subscriptions and invoices drive ours. True when the event
+ * was one of these (applied or not ours); false leaves it to the handlers every mode shares.
+ */
+async function applyProcessorDriven(tx: Tx, accountId: string, event: Stripe.Event, now: Date): Promise<boolean> {
+  switch (event.type) {
+    case 'customer.subscription.created':
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted':
+      await linkProcessorSubscription(tx, accountId, event.data.object, now);
+      return true;
+    case 'invoice.created':
+    case 'invoice.finalized':
+    case 'invoice.updated':
+    case 'invoice.voided':
+    case 'invoice.marked_uncollectible':
+    case 'invoice.paid':
+    case 'invoice.payment_succeeded':
+      await applyProcessorInvoice(tx, accountId, event.data.object, now);
+      return true;
+    case 'checkout.session.completed': {
+      const id = event.data.object.metadata?.[METADATA.checkoutSession] ?? event.data.object.client_reference_id;
+      return Boolean(id && isUuid(id) && (await subscriptionCheckoutCompleted(tx, accountId, id, event.data.object, now)));
+    }
+    case 'checkout.session.expired': {
+      const id = event.data.object.metadata?.[METADATA.checkoutSession] ?? event.data.object.client_reference_id;
+      if (id && isUuid(id)) await subscriptionCheckoutExpired(tx, accountId, id, now);
+      return false;
+    }
+    default:
+      return false;
   }
 }
 

@@ -483,6 +483,51 @@ export interface ProcessorEventsTable {
   received_at: Date;
 }
 
+export interface ProcessorProductsTable {
+  account_id: string;
+  plan_id: string;
+  price_key: string;
+  processor_product_id: string;
+  processor_price_id: string;
+  created_at: Date;
+}
+
+export type ProcessorSubscriptionStatus = 'PENDING' | 'LINKED' | 'DECLINED' | 'EXPIRED';
+
+export interface ProcessorSubscriptionsTable {
+  account_id: string;
+  subscription_id: string;
+  customer_id: string;
+  plan_id: string;
+  status: ProcessorSubscriptionStatus;
+  processor_subscription_id: string | null;
+  checkout_session_id: string | null;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface ProcessorInvoicesTable {
+  account_id: string;
+  processor_invoice_id: string;
+  invoice_id: string;
+  created_at: Date;
+}
+
+export interface ProcessorMeterEventsTable {
+  account_id: string;
+  event_id: string;
+  customer_id: string;
+  feature_id: string;
+  event_name: string;
+  units: Numeric;
+  occurred_at: Date;
+  status: 'PENDING' | 'SENT';
+  attempts: Generated<number>;
+  last_error: string | null;
+  created_at: Date;
+  sent_at: Date | null;
+}
+
 export interface DB {
   credit_models: CreditModelsTable;
   plan_credit_allocations: PlanCreditAllocationsTable;
@@ -511,6 +556,10 @@ export interface DB {
   checkout_sessions: CheckoutSessionsTable;
   credit_purchases: CreditPurchasesTable;
   processor_events: ProcessorEventsTable;
+  processor_products: ProcessorProductsTable;
+  processor_subscriptions: ProcessorSubscriptionsTable;
+  processor_invoices: ProcessorInvoicesTable;
+  processor_meter_events: ProcessorMeterEventsTable;
   account_settings: AccountSettingsTable;
   account_audit_log: AccountAuditLogTable;
   agent_signups: AgentSignupsTable;

@@ -50,6 +50,7 @@ export const KNOWN_EVENT_TYPES = new Set([
   'invoice.payment_succeeded',
   'invoice.payment_failed',
   'invoice.voided',
+  'invoice.marked_uncollectible',
   'invoice_payment.paid',
   'payment_intent.succeeded',
   'payment_intent.payment_failed',
@@ -387,6 +388,8 @@ export class StripeFake {
           return [200, this.finalizeInvoice(ns, id!)];
         case 'POST invoices/:id/void':
           return [200, this.voidInvoice(ns, id!)];
+        case 'POST invoices/:id/mark_uncollectible':
+          return [200, this.markUncollectible(ns, id!)];
         case 'POST billing/meters':
           return [200, this.createObject(ns, 'mtr', 'billing.meter', { display_name: required(body, 'display_name'), event_name: required(body, 'event_name'), status: 'active', default_aggregation: obj(body.default_aggregation), customer_mapping: obj(body.customer_mapping), value_settings: obj(body.value_settings) })];
         case 'GET billing/meters':
@@ -728,6 +731,14 @@ export class StripeFake {
     if (invoice.status !== 'open') throw invalidRequest('You can only void open invoices.', 'invoice_not_open');
     invoice.status = 'void';
     this.emit(ns, 'invoice.voided', invoice);
+    return invoice;
+  }
+
+  private markUncollectible(ns: Namespace, id: string): StripeObject {
+    const invoice = this.require(ns, id, 'invoice');
+    if (invoice.status !== 'open') throw invalidRequest('You can only mark open invoices as uncollectible.', 'invoice_not_open');
+    invoice.status = 'uncollectible';
+    this.emit(ns, 'invoice.marked_uncollectible', invoice);
     return invoice;
   }
 

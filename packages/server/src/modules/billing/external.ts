@@ -1,0 +1,160 @@
+import type { Tx } from '../../platform/db/database.js';
+import type { InvoiceStatus, InvoiceType } from '../../platform/db/tables.js';
+import { Money, type Decimal } from '../../platform/money.js';
+import * as catalogRepo from '../catalog/index.js';
+import { settleInvoice } from './invoices.js';
+import { raiseInvoice, type InvoiceLine } from './invoicing.js';
+import { onPeriodPaid, onSubscriptionEnded } from './lifecycle.js';
+import { computeInitialPeriod } from './periods.js';
+import * as repo from './repo.js';
+
+/**
+ * Subscriptions and invoices whose source of truth is elsewhere (the payment processor in
+ * PROCESSOR_INTEGRATION, contract §5.4): the caller says what the outside state is, billing applies
+ * it with its own rules and domain events, inside the caller's transaction. Billing knows nothing of
+ * the processor; every function is idempotent and never moves state backwards (events arrive late,
+ * twice and out of order), and the cycle jobs skip these accounts.
+ */
+
+export type ExternalState = {
+  /** active: paid and running; pending: created, first payment outstanding; ended: over for good. */
+  status: 'active' | 'pending' | 'ended';
+  period: { start: Date; end: Date } | null;
+  cancelAtPeriodEnd: boolean;
+  endedAt: Date | null;
+};
+
+export type StartExternalSubscription = {
+  id: string;
+  accountId: string;
+  customerId: string;
+  planId: string;
+  state: ExternalState;
+  now: Date;
+};
+
+/** Creates the subscription with the id chosen before the processor call, or returns the one that exists (locked). */
+export async function startExternalSubscription(tx: Tx, input: StartExternalSubscription): Promise<repo.SubscriptionRow> {
+  const existing = await repo.lockSubscription(tx, input.accountId, input.id);
+  if (existing) return syncExternalSubscription(tx, existing, input.state, input.now);
+  const plan = (await catalogRepo.findPlan(tx, input.accountId, input.planId))!;
+  const period = input.state.period ?? computeInitialPeriod(input.now, plan.interval_months!);
+  const subscription = await repo.insertSubscription(tx, {
+    id: input.id,
+    account_id: input.accountId,
+    customer_id: input.customerId,
+    plan_id: plan.id,
+    is_active: false,
+    entitlements_revoked: false,
+    grace_period_days: 3,
+    current_period_start: period.start,
+    current_period_end: period.end,
+    billing_anchor_day: period.start.getUTCDate(),
+    cancel_mode: null,
+    cancel_effective_at: null,
+    cancelled_at: null,
+    ended_at: null,
+    metadata: {},
+    created_at: input.now,
+    modified_at: input.now,
+  });
+  return syncExternalSubscription(tx, subscription, input.state, input.now);
+}
+
+/**
+ * Applies the outside state to a locked subscription. Ended is final; a later period replaces the
+ * current one (never an earlier one); becoming active, or moving to the next period while active, is
+ * a paid period (plan credits granted, idempotent per period); `pending` never deactivates.
+ */
+export async function syncExternalSubscription(tx: Tx, subscription: repo.SubscriptionRow, state: ExternalState, now: Date): Promise<repo.SubscriptionRow> {
+  if (subscription.ended_at) return subscription;
+  const plan = (await catalogRepo.findPlan(tx, subscription.account_id, subscription.plan_id))!;
+  if (state.status === 'ended') {
+    const endedAt = state.endedAt ?? now;
+    const ended = await repo.updateSubscription(tx, {
+      ...subscription,
+      is_active: false,
+      cancel_mode: subscription.cancel_mode ?? 'IMMEDIATE',
+      cancel_effective_at: subscription.cancel_effective_at ?? endedAt,
+      cancelled_at: subscription.cancelled_at ?? endedAt,
+      ended_at: endedAt,
+      modified_at: now,
+    });
+    await onSubscriptionEnded(tx, ended, now);
+    return ended;
+  }
+  // A period starting at or after the current end is the next one (paid, if active); one starting
+  // inside the current period corrects its bounds (ours was computed before the processor's arrived);
+  // an earlier one is a stale event.
+  const advanced = state.period !== null && state.period.start >= subscription.current_period_end;
+  const corrects = state.period !== null && state.period.start >= subscription.current_period_start;
+  const period = advanced || corrects ? state.period! : { start: subscription.current_period_start, end: subscription.current_period_end };
+  const activating = state.status === 'active' && !subscription.is_active;
+  const cancel = state.cancelAtPeriodEnd
+    ? { cancel_mode: 'END_OF_PERIOD' as const, cancel_effective_at: period.end, cancelled_at: subscription.cancelled_at ?? now }
+    : subscription.cancel_mode === 'END_OF_PERIOD'
+      ? { cancel_mode: null, cancel_effective_at: null, cancelled_at: null }
+      : {};
+  const next = await repo.updateSubscription(tx, {
+    ...subscription,
+    ...cancel,
+    is_active: subscription.is_active || state.status === 'active',
+    current_period_start: period.start,
+    current_period_end: period.end,
+    modified_at: now,
+  });
+  if (activating || (advanced && next.is_active)) await onPeriodPaid(tx, next, plan, period, now);
+  return next;
+}
+
+export type MirrorExternalInvoice = {
+  subscription: repo.SubscriptionRow;
+  type: InvoiceType;
+  status: InvoiceStatus;
+  total: Decimal;
+  currency: string;
+  dueDate: Date;
+  period: { start: Date; end: Date };
+  lines: InvoiceLine[];
+  now: Date;
+};
+
+/**
+ * Writes our copy of an outside invoice. Its amount is the outside total exactly: lines that do not
+ * add up to it (discounts, tax) get one balancing line. A PAID invoice is raised DUE and settled, so
+ * paying the first invoice activates the subscription as mark-paid would.
+ */
+export async function mirrorExternalInvoice(tx: Tx, input: MirrorExternalInvoice): Promise<repo.InvoiceRow> {
+  const sum = input.lines.reduce((s, l) => s.plus(l.amount), Money.zero(input.currency).amount);
+  const difference = input.total.minus(sum);
+  const lines = difference.isZero() ? input.lines : [...input.lines, { description: 'Adjustments at the payment processor', amount: difference }];
+  const paid = input.status === 'PAID';
+  const { invoice } = await raiseInvoice(tx, {
+    subscription: input.subscription,
+    type: input.type,
+    status: paid ? 'DUE' : input.status,
+    currency: input.currency,
+    dueDate: input.dueDate,
+    period: input.period,
+    lines,
+    now: input.now,
+  });
+  return paid && invoice.status !== 'PAID' ? (await settleInvoice(tx, invoice.account_id, invoice.id, input.now))! : invoice;
+}
+
+/**
+ * Moves a mirrored invoice to the outside status: forward only (PENDING → DUE → PAST_DUE → PAID;
+ * VOID from any unpaid status). PAID settles it (idempotent); a PAID or VOID invoice stays as it is.
+ */
+export async function applyExternalInvoiceStatus(tx: Tx, accountId: string, invoiceId: string, status: InvoiceStatus, now: Date): Promise<void> {
+  const invoice = await repo.lockInvoice(tx, accountId, invoiceId);
+  if (!invoice || invoice.status === 'PAID' || invoice.status === 'VOID' || invoice.status === status) return;
+  if (status === 'PAID') {
+    if (invoice.status === 'PENDING') await repo.updateInvoice(tx, { ...invoice, status: 'DUE', modified_at: now });
+    if (invoice.status === 'PENDING' || invoice.status === 'DUE' || invoice.status === 'PAST_DUE') await settleInvoice(tx, accountId, invoiceId, now);
+    return;
+  }
+  const order: InvoiceStatus[] = ['PENDING', 'DUE', 'PAST_DUE'];
+  const forward = status === 'VOID' || order.indexOf(status) > order.indexOf(invoice.status);
+  if (forward && order.includes(invoice.status)) await repo.updateInvoice(tx, { ...invoice, status, modified_at: now });
+}
