@@ -2,8 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { publicBaseUrl } from '../../platform/http/base-url.js';
+import { envelopeSchema, errorEnvelopeSchema, ok } from '../../platform/http/envelope.js';
 import { getPricingDocument, matchesETag } from './pricing.js';
-import { PRICING_CACHE_CONTROL, PricingDocumentSchema, SlugParams } from './public-schema.js';
+import { PRICING_CACHE_CONTROL, PricingDocumentSchema, SIGNUP_BODY_LIMIT_BYTES, SignupRequestSchema, SignupResultSchema, SlugParams } from './public-schema.js';
+import { signUpAgent } from './signup.js';
 
 const tags = ['Agents'];
 
@@ -31,6 +33,30 @@ export function agentPublicRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         if (matchesETag(request.headers['if-none-match'], pricing.etag)) return reply.code(304).send(null);
         // Already serialised by the exact codec: a string with a JSON content type is sent as it is.
         return reply.type('application/json').send(pricing.body as never);
+      },
+    );
+
+    app.post(
+      '/public/v1/catalog/:slug/signup',
+      {
+        bodyLimit: SIGNUP_BODY_LIMIT_BYTES,
+        schema: {
+          tags,
+          operationId: 'signUpAgent',
+          summary: 'Sign an agent up: a customer, a free subscription and a customer key in one call',
+          description:
+            'No authentication. Creates an `agent_…` customer subscribed to the catalog\'s default free plan and issues a ' +
+            'customer key with scopes read and purchase (shown once). An unknown slug, signup switched off or no usable ' +
+            'default plan answer the same 404 `not_found` "No signup at this address". At or above the account\'s hourly ' +
+            'cap (rolling hour) the answer is 429 `rate_limited` with `Retry-After` in seconds. Bodies over 4 KiB: 413.',
+          params: SlugParams,
+          body: SignupRequestSchema,
+          response: { 201: envelopeSchema(SignupResultSchema), 429: errorEnvelopeSchema },
+        },
+      },
+      async (request, reply) => {
+        const baseUrl = publicBaseUrl(ctx.config.publicBaseUrl, request);
+        return reply.code(201).send(ok(await signUpAgent(ctx, { slug: request.params.slug, ...request.body, baseUrl })));
       },
     );
   };

@@ -9,6 +9,7 @@ export { registerHooks } from './hooks.js';
 export { computeNextPeriod, projectEndOfPeriod } from './periods.js';
 export { findInvoice, findSubscription, listCustomerSubscriptions, type SubscriptionRow } from './repo.js';
 export { billingAdminRoutes, billingClientRoutes } from './routes.js';
+export { subscribeInTransaction, type SubscribeInTransactionInput } from './subscriptions.js';
 export { findFirstDueInvoice, settleInvoice } from './invoices.js';
 export {
   checkSubscribePayment,

@@ -7,7 +7,7 @@ import { isUuid, newId } from '../../platform/ids.js';
 import { Money, dec } from '../../platform/money.js';
 import * as catalogRepo from '../catalog/index.js';
 import type { PlanRow } from '../catalog/index.js';
-import { resolveCallerCustomer } from '../customers/index.js';
+import { resolveCallerCustomer, type CustomerRow } from '../customers/index.js';
 import { basePriceLine, raiseInvoice } from './invoicing.js';
 import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
 import { checkSubscribePayment, collectInitialPayment, subscribeThroughProcessor } from './payment-slots.js';
@@ -30,10 +30,78 @@ function requireActivePlan(plan: PlanRow) {
   }
 }
 
+export type SubscribeInTransactionInput = {
+  accountId: string;
+  customer: CustomerRow;
+  plan: PlanRow;
+  /** Days an unpaid invoice may stay DUE before the subscription goes past due (default 3). */
+  gracePeriodDays?: number | undefined;
+  /**
+   * The caller a paid subscribe charges (its charge is checked before anything is written, e.g. the
+   * agent spend cap), and the payment method it names. Agent signup has none: its plan is free.
+   */
+  payer?: { principal: Principal; paymentMethodId: string | undefined } | undefined;
+  now: Date;
+};
+
 /**
- * Subscribes a customer. A free plan or an in-arrears plan is active at once; a paid in-advance
- * plan waits for its DUE initial invoice to be paid. Retrying while that invoice is still DUE
- * returns the same subscription and invoice.
+ * The subscribe rule, inside the caller's transaction (the REST subscribe and agent signup both use
+ * it). Only an ACTIVE plan accepts subscriptions. A free plan or an in-arrears plan is active at once
+ * (a free in-advance plan's initial invoice is PAID and its period credits are granted); a paid
+ * in-advance plan waits for its DUE initial invoice to be paid. While that invoice is still DUE, a
+ * repeat returns the same subscription and invoice.
+ */
+export async function subscribeInTransaction(tx: Tx, input: SubscribeInTransactionInput): Promise<{ subscription: repo.SubscriptionRow; invoiceId: string | undefined }> {
+  const { accountId, customer, plan, now } = input;
+  requireActivePlan(plan);
+  const pending = await repo.findPendingInitial(tx, accountId, customer.id, plan.id);
+  if (pending) {
+    const open = await repo.listInvoices(tx, accountId, { subscriptionId: pending.id, statuses: ['DUE'] });
+    return { subscription: pending, invoiceId: open[0]?.id };
+  }
+  const period = computeInitialPeriod(now, plan.interval_months!);
+  const price = dec(plan.price_amount ?? '0');
+  const inArrears = plan.billing_timing === 'IN_ARREARS';
+  const activeAtOnce = price.isZero() || inArrears;
+  if (!activeAtOnce && input.payer) {
+    await checkSubscribePayment.call(tx, input.payer.principal, { plan, customer, paymentMethodId: input.payer.paymentMethodId });
+  }
+  const subscription = await repo.insertSubscription(tx, {
+    id: newId(),
+    account_id: accountId,
+    customer_id: customer.id,
+    plan_id: plan.id,
+    is_active: activeAtOnce,
+    entitlements_revoked: false,
+    grace_period_days: input.gracePeriodDays ?? DEFAULT_GRACE_DAYS,
+    current_period_start: period.start,
+    current_period_end: period.end,
+    billing_anchor_day: period.anchorDay,
+    cancel_mode: null,
+    cancel_effective_at: null,
+    cancelled_at: null,
+    ended_at: null,
+    metadata: {},
+    created_at: now,
+    modified_at: now,
+  });
+  const { invoice } = await raiseInvoice(tx, {
+    subscription,
+    type: inArrears ? 'REGULAR' : 'IN_ADVANCE_INITIAL',
+    status: inArrears ? 'PENDING' : price.isZero() ? 'PAID' : 'DUE',
+    currency: plan.currency,
+    dueDate: inArrears ? period.end : now,
+    period,
+    lines: inArrears ? [] : [basePriceLine(plan)],
+    now,
+  });
+  if (activeAtOnce) await onPeriodPaid(tx, subscription, plan, period, now);
+  return { subscription, invoiceId: invoice.id };
+}
+
+/**
+ * Subscribes the caller's customer (Client API): resolves customer and plan, applies the subscribe
+ * rule, then collects a DUE initial invoice (off-session charge, or 402 with a hosted checkout).
  */
 export async function subscribe(ctx: AppContext, principal: Principal, input: SubscribeRequest, options: { returnBaseUrl?: string } = {}) {
   const planRef = input.planId ?? input.planKey;
@@ -44,49 +112,9 @@ export async function subscribe(ctx: AppContext, principal: Principal, input: Su
   const { subscription, invoiceId, payment } = await withTransaction(ctx.db, async (tx) => {
     const customer = await resolveCallerCustomer(tx, principal, input.customerReferenceId);
     const plan = await findPlanByIdOrKey(tx, principal.accountId, planRef);
-    requireActivePlan(plan);
-    const payment = { plan, customer, paymentMethodId: input.paymentMethodId };
-    const pending = await repo.findPendingInitial(tx, principal.accountId, customer.id, plan.id);
-    if (pending) {
-      const open = await repo.listInvoices(tx, principal.accountId, { subscriptionId: pending.id, statuses: ['DUE'] });
-      return { subscription: pending, invoiceId: open[0]?.id, payment };
-    }
-    const period = computeInitialPeriod(now, plan.interval_months!);
-    const price = dec(plan.price_amount ?? '0');
-    const inArrears = plan.billing_timing === 'IN_ARREARS';
-    const activeAtOnce = price.isZero() || inArrears;
-    if (!activeAtOnce) await checkSubscribePayment.call(tx, principal, payment);
-    const subscription = await repo.insertSubscription(tx, {
-      id: newId(),
-      account_id: principal.accountId,
-      customer_id: customer.id,
-      plan_id: plan.id,
-      is_active: activeAtOnce,
-      entitlements_revoked: false,
-      grace_period_days: input.gracePeriod ?? DEFAULT_GRACE_DAYS,
-      current_period_start: period.start,
-      current_period_end: period.end,
-      billing_anchor_day: period.anchorDay,
-      cancel_mode: null,
-      cancel_effective_at: null,
-      cancelled_at: null,
-      ended_at: null,
-      metadata: {},
-      created_at: now,
-      modified_at: now,
-    });
-    const { invoice } = await raiseInvoice(tx, {
-      subscription,
-      type: inArrears ? 'REGULAR' : 'IN_ADVANCE_INITIAL',
-      status: inArrears ? 'PENDING' : price.isZero() ? 'PAID' : 'DUE',
-      currency: plan.currency,
-      dueDate: inArrears ? period.end : now,
-      period,
-      lines: inArrears ? [] : [basePriceLine(plan)],
-      now,
-    });
-    if (activeAtOnce) await onPeriodPaid(tx, subscription, plan, period, now);
-    return { subscription, invoiceId: invoice.id, payment };
+    const payer = { principal, paymentMethodId: input.paymentMethodId };
+    const result = await subscribeInTransaction(tx, { accountId: principal.accountId, customer, plan, gracePeriodDays: input.gracePeriod, payer, now });
+    return { ...result, payment: { plan, customer, paymentMethodId: input.paymentMethodId } };
   });
   const invoice = invoiceId ? await repo.findInvoice(ctx.db, principal.accountId, invoiceId) : undefined;
   if (invoice?.status === 'DUE' && invoice.type === 'IN_ADVANCE_INITIAL') {

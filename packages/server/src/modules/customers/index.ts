@@ -8,6 +8,7 @@ export { customerAdminRoutes, customerClientRoutes } from './routes.js';
 export { CustomerCreateSchema, RefParams } from './schema.js';
 export {
   createCustomer,
+  createCustomerInTransaction,
   customerReferenceRequired,
   toClientCustomer,
   toClientCustomerView,

@@ -65,6 +65,33 @@ export async function createCustomer(ctx: AppContext, accountId: string, input: 
   }
 }
 
+/**
+ * Writes a new customer inside the caller's transaction (agent signup creates its customer, key,
+ * subscription and signup row all-or-nothing). A taken reference is a 409 like the REST create.
+ */
+export async function createCustomerInTransaction(
+  tx: Executor,
+  input: { accountId: string; customerReferenceId: string; email: string; firstName: string | null; source: repo.CustomerRow['source']; now: Date },
+) {
+  try {
+    return await repo.insertCustomer(tx, {
+      id: newId(),
+      account_id: input.accountId,
+      customer_reference_id: input.customerReferenceId,
+      email: input.email,
+      first_name: input.firstName,
+      last_name: null,
+      phone_number: null,
+      address: null,
+      source: input.source,
+      created_at: input.now,
+      modified_at: input.now,
+    });
+  } catch (err) {
+    throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.customerReference]: `Customer with customerReferenceId '${input.customerReferenceId}' already exists` });
+  }
+}
+
 /** The customer with this reference in the account; 404 otherwise (also for other accounts'). */
 export async function getCustomerByRef(db: Executor, accountId: string, ref: string) {
   const row = await repo.findCustomerByRef(db, accountId, ref);

@@ -9,29 +9,33 @@ export type CatalogSettings = {
   agentSignupEnabled?: boolean;
   agentSignupDefaultPlanId?: string | null;
   agentSignupHourlyCap?: number;
-  agentMaxTopupAmount?: string | null;
+  /** A decimal string; `'0'` clears the cap. */
+  agentMaxTopupAmount?: string;
 };
 
 /**
- * Writes the account's settings row directly (the settings PATCH route lands beside this module;
- * these tests need only the row).
+ * Sets the account's agent-surface settings through the Admin API (PATCH
+ * /api/v1/tanso/account-settings), as an operator would. Defaults: catalog open, signup off.
  */
-export async function setCatalogSettings(svc: TestService, accountId: string, s: CatalogSettings): Promise<void> {
-  const now = svc.clock.now();
-  const values = {
+export async function setCatalogSettings(svc: TestService, auth: { token: string }, s: CatalogSettings): Promise<void> {
+  const body = {
     slug: s.slug,
-    public_catalog_enabled: s.publicCatalogEnabled ?? true,
-    agent_signup_enabled: s.agentSignupEnabled ?? false,
-    agent_signup_default_plan_id: s.agentSignupDefaultPlanId ?? null,
-    agent_signup_hourly_cap: s.agentSignupHourlyCap ?? 10,
-    agent_max_topup_amount: s.agentMaxTopupAmount ?? null,
-    modified_at: now,
+    publicCatalogEnabled: s.publicCatalogEnabled ?? true,
+    ...(s.agentSignupDefaultPlanId ? { agentSignupDefaultPlanId: s.agentSignupDefaultPlanId } : {}),
+    agentSignupEnabled: s.agentSignupEnabled ?? false,
+    agentSignupHourlyCap: s.agentSignupHourlyCap ?? 10,
+    ...(s.agentMaxTopupAmount === undefined ? {} : { agentMaxTopupAmount: s.agentMaxTopupAmount }),
   };
-  await svc.ctx.db
-    .insertInto('account_settings')
-    .values({ account_id: accountId, ...values, stripe_mode: 'NONE', currency: 'USD', stripe_checkout_success_url: null, stripe_checkout_cancel_url: null, created_at: now })
-    .onConflict((oc) => oc.column('account_id').doUpdateSet(values))
-    .execute();
+  const res = await svc.http.patch('/api/v1/tanso/account-settings', { auth: auth.token, body });
+  if (res.status !== 200) throw new Error(`account settings PATCH failed: ${res.status} ${res.text}`);
+}
+
+/**
+ * Writes columns of the settings row directly, for states the PATCH refuses on purpose (a default
+ * plan that is no longer free or ACTIVE must still be refused by signup itself).
+ */
+export async function forceSettingsRow(svc: TestService, accountId: string, values: { agent_signup_default_plan_id?: string | null }): Promise<void> {
+  await svc.ctx.db.updateTable('account_settings').set(values).where('account_id', '=', accountId).execute();
 }
 
 // A copy of the external schema (its $id names the upstream file), so the tests need no network.

@@ -35,7 +35,7 @@ describe('public pricing document (GET /public/v1/catalog/{slug}/pricing.json)',
     const acct = await createTestAccount(svc);
     const m = monetization(svc, acct);
     const slug = `shop-${acct.accountId.slice(-8)}`;
-    await setCatalogSettings(svc, acct.accountId, { slug, ...settings });
+    await setCatalogSettings(svc, acct, { slug, ...settings });
     const accountName = (await svc.ctx.db.selectFrom('accounts').select('name').where('id', '=', acct.accountId).executeTakeFirstOrThrow()).name;
     return { ...acct, m, slug, accountName };
   }
@@ -173,13 +173,13 @@ describe('public pricing document (GET /public/v1/catalog/{slug}/pricing.json)',
     const a = await account();
     const free = await a.m.activePlan({ key: 'free', price: 0, features: [{ id: (await a.m.feature()).id, value: INCLUDED }] });
     await a.m.activePlan({ key: 'pro', price: 49, features: [{ id: (await a.m.feature()).id, value: INCLUDED }] });
-    await setCatalogSettings(svc, a.accountId, { slug: a.slug, agentSignupEnabled: true, agentSignupDefaultPlanId: free.id });
+    await setCatalogSettings(svc, a, { slug: a.slug, agentSignupEnabled: true, agentSignupDefaultPlanId: free.id });
     const { doc } = await readDocument(a.slug);
     assert.equal(doc.revenue_model.agent_onboarding, true);
     assert.deepEqual(doc.plans[0].trial, { days: 0, requires_payment_method: false, api_provisioning_url: `${svc.baseUrl}/public/v1/catalog/${a.slug}/signup` });
     assert.equal(doc.plans[1].trial, undefined);
 
-    await setCatalogSettings(svc, a.accountId, { slug: a.slug, agentSignupEnabled: false, agentSignupDefaultPlanId: free.id });
+    await setCatalogSettings(svc, a, { slug: a.slug, agentSignupEnabled: false, agentSignupDefaultPlanId: free.id });
     const closed = await readDocument(a.slug);
     assert.equal(closed.doc.revenue_model.agent_onboarding, false);
     assert.equal(closed.doc.plans[0].trial, undefined, 'signup off: no trial');
@@ -222,7 +222,7 @@ describe('public pricing document with APP_PUBLIC_BASE_URL and MCP off', () => {
     const acct = await createTestAccount(svc);
     const m = monetization(svc, acct);
     const free = await m.activePlan({ key: 'free', price: 0, features: [{ id: (await m.feature()).id, value: INCLUDED }] });
-    await setCatalogSettings(svc, acct.accountId, { slug: 'acme', agentSignupEnabled: true, agentSignupDefaultPlanId: free.id });
+    await setCatalogSettings(svc, acct, { slug: 'acme', agentSignupEnabled: true, agentSignupDefaultPlanId: free.id });
     const res = await svc.http.get('/public/v1/catalog/acme/pricing.json');
     assert.equal(res.status, 200, res.text);
     assert.equal(pricingSchemaValidator()(res.body), null, 'a valid pricing.json');

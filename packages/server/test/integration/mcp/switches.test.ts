@@ -23,7 +23,7 @@ describe('MCP switches (APP_MCP_ENABLED, APP_MCP_ADMIN_TOOLS_ENABLED)', () => {
       const m = monetization(svc, acct);
       const feature = await m.feature();
       await m.activePlan({ price: 5, features: [{ id: feature.id }] });
-      await setCatalogSettings(svc, acct.accountId, { slug: 'off-co' });
+      await setCatalogSettings(svc, acct, { slug: 'off-co' });
       const pricing = await svc.http.get('/public/v1/catalog/off-co/pricing.json');
       assert.equal(pricing.status, 200, pricing.text);
       assert.equal(pricing.body.integration.mcp_server, false);
