@@ -5,13 +5,14 @@
 export { customerSubscriptions } from './extensions.js';
 export { findCustomerById, findCustomerByRef } from './repo.js';
 export { customerAdminRoutes, customerClientRoutes } from './routes.js';
-export { CustomerCreateSchema, RefParams } from './schema.js';
+export { CustomerCreateSchema, CustomerUpdateSchema, RefParams } from './schema.js';
 export {
   createCustomer,
   createCustomerInTransaction,
   customerReferenceRequired,
   toClientCustomer,
   toClientCustomerView,
+  updateCustomer,
   ensureCustomerForEvent,
   getCustomerById,
   getCustomerByRef,

@@ -190,6 +190,21 @@ const tenant: ToolSpec[] = [
     run: async ({ ctx, principal }, args) => customers.toClientCustomer(await customers.createCustomer(ctx, principal.accountId, args)),
   }),
   tool({
+    name: 'updateCustomer',
+    access: 'tenant',
+    changesState: true,
+    description: "Update a customer's e-mail, names or phone number (only the fields sent). Free.",
+    input: z.object({
+      customerReferenceId: ref,
+      email: customers.CustomerUpdateSchema.shape.email,
+      firstName: customers.CustomerUpdateSchema.shape.firstName,
+      lastName: customers.CustomerUpdateSchema.shape.lastName,
+      phoneNumber: customers.CustomerUpdateSchema.shape.phoneNumber,
+    }),
+    run: async ({ ctx, principal }, { customerReferenceId, ...changes }) =>
+      customers.toClientCustomerView(ctx, await customers.updateCustomer(ctx, principal.accountId, customerReferenceId, changes)),
+  }),
+  tool({
     name: 'createSubscription',
     access: 'tenant',
     changesState: true,

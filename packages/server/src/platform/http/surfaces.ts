@@ -25,6 +25,8 @@ const MONETIZATION_PREFIXES = [
   '/api/v1/data/stripe/',
   '/public/v1/catalog/',
   '/public/stripe/',
+  // Every MCP tool is a billing-engine tool.
+  '/mcp/',
 ];
 
 export function moduleOf(path: string): ModuleName | null {

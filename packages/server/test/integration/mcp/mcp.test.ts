@@ -200,6 +200,8 @@ describe('MCP endpoint', () => {
     assert.equal(created.isError, false, created.text);
     const fetched = await callTool(tenant, 'getCustomer', { customerReferenceId: 'erin' });
     assert.deepEqual(fetched.json, JSON.parse(JSON.stringify(await m.expectOk(m.client('GET', '/customers/erin')))));
+    const updated = await callTool(tenant, 'updateCustomer', { customerReferenceId: 'erin', firstName: 'Erin' });
+    assert.equal(updated.json.firstName, 'Erin', updated.text);
     const duplicate = await callTool(tenant, 'createCustomer', { customerReferenceId: 'erin', email: 'erin@example.com' });
     assert.equal(duplicate.json.error.code, 'conflict');
     const event = { eventIdempotencyKey: 'mcp-evt-1', eventName: 'chat.message', customerReferenceId: 'erin', featureKey, usageUnits: '3', costAmount: '0.25' };

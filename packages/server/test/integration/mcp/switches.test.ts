@@ -30,6 +30,21 @@ describe('MCP switches (APP_MCP_ENABLED, APP_MCP_ADMIN_TOOLS_ENABLED)', () => {
     });
   });
 
+  describe('when APP_MODULES_MONETIZATION_ENABLED=false', () => {
+    test('when /mcp is called with a key then 404 module_disabled, and without one 401', async () => {
+      const svc = await startTestService({ env: { APP_MODULES_MONETIZATION_ENABLED: 'false' } });
+      try {
+        const acct = await createTestAccount(svc);
+        const res = await svc.http.post('/mcp', { auth: acct.apiKey, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+        assert.equal(res.status, 404, res.text);
+        assert.equal(res.body.error.code, 'module_disabled');
+        assert.equal((await svc.http.post('/mcp', { body: {} })).status, 401);
+      } finally {
+        await svc.close();
+      }
+    });
+  });
+
   describe('when APP_MCP_ADMIN_TOOLS_ENABLED=true', () => {
     let svc: TestService;
     let acct: Awaited<ReturnType<typeof createTestAccount>>;
