@@ -18,7 +18,7 @@ export const MODULE_DEPENDENCIES = {
   usage: ['catalog', 'customers', 'billing', 'credits'],
   settings: ['catalog'],
   agents: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits'],
-  payments: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits'],
+  payments: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits', 'usage'],
   mcp: ['catalog', 'customers', 'billing', 'credits', 'usage', 'payments'],
 };
 

@@ -1,6 +1,6 @@
 import { minorUnits } from '../../platform/currency.js';
 import { AppError, invalid } from '../../platform/errors/app-error.js';
-import { dec, roundToMinorUnits, type Decimal } from '../../platform/money.js';
+import { dec, Decimal, roundToMinorUnits } from '../../platform/money.js';
 
 /** The processor's smallest charge, in the currency's major unit (contract §4.7). */
 export const PAYMENT_MINIMUM = dec('0.50');
@@ -63,3 +63,11 @@ export const INVOICE_STATUS_FROM_PROCESSOR = {
   void: 'VOID',
   uncollectible: 'PAST_DUE',
 } as const;
+
+/**
+ * A meter event's value: the processor takes whole numbers, so billable units are rounded HALF_UP
+ * per event (0.4 units report nothing; 2.5 report 3).
+ */
+export function toMeterValue(units: Decimal): number {
+  return units.toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
+}

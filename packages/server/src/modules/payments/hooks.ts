@@ -1,14 +1,20 @@
+import type { AppContext } from '../../platform/context.js';
+import type { Job } from '../../platform/jobs/scheduler.js';
 import { checkSubscribePayment, collectInitialPayment, subscribeThroughProcessor } from '../billing/index.js';
 import { subscribeThroughProcessor as processorSubscribe } from './processor-subscribe.js';
+import { usageRecorded } from '../usage/index.js';
+import { queueMeterEvent, runMeterSync } from './meters.js';
 import * as subscribe from './subscribe.js';
 
-/** How payments joins billing (called once at startup by runtime.ts): it collects paid subscribes. */
+/** How payments joins billing and usage (called once at startup by runtime.ts): it collects paid subscribes and queues meter events. */
 export function registerHooks(): void {
   checkSubscribePayment.provide(subscribe.checkSubscribePayment);
   collectInitialPayment.provide(subscribe.collectInitialPayment);
   subscribeThroughProcessor.provide(processorSubscribe);
+  usageRecorded.on('payments.meter_outbox', queueMeterEvent);
 }
 
-export function jobs(): [] {
-  return [];
+/** `stripe-meter-sync`: the meter outbox, every 5 minutes, once per slot across nodes. */
+export function jobs(ctx: AppContext): Job[] {
+  return [{ name: 'stripe-meter-sync', cron: '*/5 * * * *', run: () => runMeterSync(ctx) }];
 }

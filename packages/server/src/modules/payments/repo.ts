@@ -1,10 +1,11 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type {
   CheckoutSessionsTable,
   CreditPurchasesTable,
   ProcessorConnectionsTable,
   ProcessorCustomersTable,
+  ProcessorMeterEventsTable,
   ProcessorProductsTable,
   ProcessorSubscriptionsTable,
 } from '../../platform/db/tables.js';
@@ -14,6 +15,7 @@ export type ProcessorCustomerRow = Selectable<ProcessorCustomersTable>;
 export type CheckoutSessionRow = Selectable<CheckoutSessionsTable>;
 export type CreditPurchaseRow = Selectable<CreditPurchasesTable>;
 export type ProcessorProductRow = Selectable<ProcessorProductsTable>;
+export type MeterEventRow = Selectable<ProcessorMeterEventsTable>;
 export type ProcessorSubscriptionRow = Selectable<ProcessorSubscriptionsTable>;
 
 // Connection
@@ -170,3 +172,46 @@ export const findMirroredInvoice = (db: Executor, accountId: string, processorIn
 
 export const insertMirroredInvoice = (db: Executor, accountId: string, processorInvoiceId: string, invoiceId: string, now: Date) =>
   db.insertInto('processor_invoices').values({ account_id: accountId, processor_invoice_id: processorInvoiceId, invoice_id: invoiceId, created_at: now }).execute();
+
+// Meter outbox (PROCESSOR_INTEGRATION)
+
+/** Queues one usage event for the meters, only when the account's processor drives billing (one statement). */
+export async function queueMeterEvent(
+  db: Executor,
+  e: { accountId: string; eventId: string; customerId: string; featureId: string; eventName: string; units: string; occurredAt: Date; now: Date },
+): Promise<void> {
+  await sql`
+    insert into processor_meter_events (account_id, event_id, customer_id, feature_id, event_name, units, occurred_at, status, created_at)
+    select ${e.accountId}::uuid, ${e.eventId}::uuid, ${e.customerId}::uuid, ${e.featureId}::uuid, ${e.eventName}, ${e.units}::numeric,
+           ${e.occurredAt}::timestamptz, 'PENDING', ${e.now}::timestamptz
+     where exists (select 1 from account_settings st where st.account_id = ${e.accountId}::uuid and st.stripe_mode = 'PROCESSOR_INTEGRATION')
+    on conflict do nothing`.execute(db);
+}
+
+export async function accountsWithPendingMeterEvents(db: Executor): Promise<string[]> {
+  const rows = await db.selectFrom('processor_meter_events').select('account_id').distinct().where('status', '=', 'PENDING').limit(1000).execute();
+  return rows.map((r) => r.account_id);
+}
+
+/** PENDING rows of one account after `after` (by event id, a UUIDv7: ingestion order). */
+export const pendingMeterEvents = (db: Executor, accountId: string, after: string | null, limit: number) =>
+  db
+    .selectFrom('processor_meter_events')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'PENDING')
+    .$if(after !== null, (qb) => qb.where('event_id', '>', after!))
+    .orderBy('event_id')
+    .limit(limit)
+    .execute();
+
+export const markMeterEventSent = (db: Executor, accountId: string, eventId: string, now: Date) =>
+  db.updateTable('processor_meter_events').set({ status: 'SENT', sent_at: now, last_error: null }).where('account_id', '=', accountId).where('event_id', '=', eventId).execute();
+
+export const markMeterEventFailed = (db: Executor, accountId: string, eventId: string, error: string) =>
+  db
+    .updateTable('processor_meter_events')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), last_error: error }))
+    .where('account_id', '=', accountId)
+    .where('event_id', '=', eventId)
+    .execute();

@@ -6,11 +6,13 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { toJsonb } from '../../platform/db/jsonb.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
+import type { Decimal } from '../../platform/money.js';
 import { ensureFeatureForEvent } from '../catalog/index.js';
 import { customerReferenceRequired, ensureCustomerForEvent, getCustomerById } from '../customers/index.js';
 import { resolveWeight, type ResolvedWeight } from '../credits/index.js';
 import { drawCredits, type CreditReceipt } from './credits-seam.js';
 import { afterDraw, clampOccurredAt, counterKeyOf, isCreditBacked, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
+import { usageRecorded } from './recorded.js';
 import * as repo from './repo.js';
 import type { EventRequest } from './schema.js';
 
@@ -31,14 +33,21 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
   try {
     if (preloaded?.feature_id && !isCreditBacked(preloaded)) {
       const plan = await planFromFacts(ctx.db, principal.accountId, preloaded, input, key, now);
-      // One statement; under an Idempotency-Key it runs in a transaction that records its receipt.
-      return await withStatement(ctx.db, async (db) => {
+      const write = async (db: Executor) => {
         if (!plan.counter) {
           if (!(await repo.insertEvent(db, plan.event))) throw duplicate(key);
           return receiptOf(plan, false, null);
         }
         const counted = await repo.insertEventCounting(db, plan.event, zeroedColumns(plan), plan.counter);
         return receiptOf(plan, !counted, null);
+      };
+      // One statement; under an Idempotency-Key it runs in a transaction that records its receipt.
+      // A counted event with subscribers to usage_recorded needs a transaction for their writes.
+      if (!plan.counter || usageRecorded.subscribers().length === 0) return await withStatement(ctx.db, write);
+      return await withTransaction(ctx.db, async (tx) => {
+        const result = await write(tx);
+        if (result.status === 201) await emitRecorded(tx, plan, plan.units, input.featureKey);
+        return result;
       });
     }
     const weight =
@@ -48,7 +57,7 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
     return await withTransaction(ctx.db, async (tx) => {
       const c = preloaded?.feature_id ? preloaded : await loadOrCreateContext(tx, principal.accountId, ref, input.featureKey, now);
       const plan = await planFromFacts(tx, principal.accountId, c, input, key, now);
-      return recordInTransaction(tx, plan, weight);
+      return recordInTransaction(tx, plan, weight, input.featureKey);
     });
   } catch (err) {
     if (isUniqueViolation(err, UNIQUE_CONSTRAINTS.usageEventKey)) throw duplicate(key);
@@ -69,7 +78,7 @@ async function planFromFacts(db: Executor, accountId: string, c: repo.CheckConte
 }
 
 /** The transactional path: counter (lock), credit draw (pool locks), revenue on uncovered units, event. */
-async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeight | undefined) {
+async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeight | undefined, featureKey: string) {
   const counted = plan.counter
     ? await repo.incrementCounterWithinCap(tx, plan.counter.key, plan.event.usage_units, plan.event.revenue_amount, plan.counter.cap)
     : true;
@@ -99,7 +108,24 @@ async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeig
     if (plan.counter && revenue.gt(0)) await repo.addCounterRevenue(tx, plan.counter.key, revenue.toFixed());
   }
   if (!(await repo.insertEvent(tx, event))) throw duplicate(event.event_idempotency_key);
+  if (plan.counter) await emitRecorded(tx, plan, plan.units.minus(receipt?.usageCovered ?? 0), featureKey);
   return receiptOf(plan, false, receipt);
+}
+
+/** usage_recorded for a counted event with units the credits did not cover. */
+async function emitRecorded(tx: Tx, plan: EventPlan, billableUnits: Decimal, featureKey: string) {
+  if (!plan.event.subscription_id || billableUnits.lte(0)) return;
+  await usageRecorded.emit(tx, {
+    accountId: plan.event.account_id,
+    eventId: plan.event.id,
+    customerId: plan.event.customer_id,
+    subscriptionId: plan.event.subscription_id,
+    featureId: plan.event.feature_id,
+    featureKey,
+    billableUnits,
+    occurredAt: plan.event.occurred_at,
+    now: plan.now,
+  });
 }
 
 /**

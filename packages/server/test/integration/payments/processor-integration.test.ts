@@ -20,6 +20,7 @@ describe('processor-driven billing (PROCESSOR_INTEGRATION)', () => {
   let acct: Awaited<ReturnType<typeof createTestAccount>>;
   let m: ReturnType<typeof monetization>;
   let planId: string;
+  let featureKey: string;
 
   const keyFor = async (ref: string) => {
     const row = await svc.ctx.db.selectFrom('customers').select('id').where('account_id', '=', acct.accountId).where('customer_reference_id', '=', ref).executeTakeFirstOrThrow();
@@ -46,6 +47,7 @@ describe('processor-driven billing (PROCESSOR_INTEGRATION)', () => {
     acct = await createTestAccount(svc);
     m = monetization(svc, acct);
     const feature = await m.feature();
+    featureKey = feature.key;
     planId = (await m.activePlan({ price: 30, features: [{ id: feature.id }] })).id;
     assert.equal((await m.api('POST', '/api/v1/data/stripe/api', { clientStripeApiKey: STRIPE_KEY })).status, 201);
     assert.equal((await m.api('POST', '/api/v1/data/stripe/webhook/register')).status, 201);
@@ -197,6 +199,44 @@ describe('processor-driven billing (PROCESSOR_INTEGRATION)', () => {
     const res = await m.client('POST', `/billing/invoices/${due.id}/mark-paid`);
     assert.equal(res.status, 400, res.text);
     assert.equal(res.body.error.message, 'Manual invoice payment is not available for Stripe-integrated accounts. Invoices are paid through Stripe.');
+  });
+
+  test('when usage is ingested then the meter sync sends each event once with our event id as identifier, and a Stripe 5xx leaves the rest pending for the next run', async () => {
+    const ids: string[] = [];
+    for (const units of [3, 2]) {
+      const res = await m.event({ customerReferenceId: 'carded', featureKey, usageUnits: units });
+      assert.equal(res.status, 201, res.text);
+      ids.push(res.body.data.eventId);
+    }
+    const outbox = () => svc.ctx.db.selectFrom('processor_meter_events').select(['event_id', 'status', 'attempts']).where('account_id', '=', acct.accountId).orderBy('event_id').execute();
+    assert.deepEqual((await outbox()).map((r) => [r.event_id, r.status]), ids.map((id) => [id, 'PENDING']));
+
+    fake.failNext({ method: 'POST', path: '/v1/billing/meter_events' }, { status: 500 });
+    assert.equal((await svc.scheduler.run('stripe-meter-sync')).status, 'ran');
+    assert.deepEqual(fake.meterEvents(STRIPE_KEY), []);
+    assert.deepEqual((await outbox()).map((r) => [r.status, r.attempts]), [['PENDING', 1], ['PENDING', 0]]);
+
+    svc.clock.advanceMs(5 * 60_000);
+    assert.equal((await svc.scheduler.run('stripe-meter-sync')).status, 'ran');
+    svc.clock.advanceMs(5 * 60_000);
+    assert.equal((await svc.scheduler.run('stripe-meter-sync')).status, 'ran');
+    const sent = fake.meterEvents(STRIPE_KEY);
+    assert.deepEqual(sent.map((e) => [e.identifier, e.event_name, (e.payload as Obj).value]), [[ids[0], `tally_${featureKey.replace(/-/g, '_')}`, '3'], [ids[1], `tally_${featureKey.replace(/-/g, '_')}`, '2']]);
+    assert.deepEqual((await outbox()).map((r) => r.status), ['SENT', 'SENT']);
+  });
+
+  test('when an event was sent but its answer was lost then the resend is not counted twice (same idempotency key and identifier)', async () => {
+    const res = await m.event({ customerReferenceId: 'carded', featureKey, usageUnits: 4 });
+    assert.equal(res.status, 201, res.text);
+    svc.clock.advanceMs(5 * 60_000);
+    await svc.scheduler.run('stripe-meter-sync');
+    // As if the answer had been lost: the row is PENDING again and the job sends it again.
+    await svc.ctx.db.updateTable('processor_meter_events').set({ status: 'PENDING', sent_at: null }).where('event_id', '=', res.body.data.eventId).execute();
+    svc.clock.advanceMs(5 * 60_000);
+    await svc.scheduler.run('stripe-meter-sync');
+    assert.equal(fake.meterEvents(STRIPE_KEY).filter((e) => e.identifier === res.body.data.eventId).length, 1);
+    const row = await svc.ctx.db.selectFrom('processor_meter_events').select('status').where('event_id', '=', res.body.data.eventId).executeTakeFirstOrThrow();
+    assert.equal(row.status, 'SENT');
   });
 
   test('when the period ends then the cycle and due jobs leave the account alone', async () => {
