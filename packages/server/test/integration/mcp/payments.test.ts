@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { StripeFake } from '../../fakes/stripe/server.js';
+import type { StripeFake } from '../../fakes/stripe/server.js';
+import { connectStripe, startServiceWithStripe } from '../../fakes/stripe/with-service.js';
 import { monetization } from '../../factories.js';
-import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { createTestAccount, type TestService } from '../../harness.js';
 import { callTool, mcpClient } from './mcp-helpers.js';
 
 const STRIPE_KEY = 'sk_test_tallyMcpAccount000000003';
@@ -18,9 +19,10 @@ describe('MCP spend tools with a payment processor', () => {
   let purchaseKey: string;
   const ref = 'mcp-buyer';
 
+  let close: () => Promise<void>;
+
   before(async () => {
-    fake = await StripeFake.start({ now: () => svc.clock.now() });
-    svc = await startTestService({ env: { APP_STRIPE_API_BASE: fake.baseUrl, APP_STRIPE_MAX_NETWORK_RETRIES: '0' } });
+    ({ svc, fake, close } = await startServiceWithStripe());
     acct = await createTestAccount(svc);
     m = monetization(svc, acct);
     const feature = await m.feature();
@@ -30,15 +32,10 @@ describe('MCP spend tools with a payment processor', () => {
     poolId = (await m.expectOk(m.admin('POST', '/credits/pools', { name: 'wallet', denomination: 'credits', customerId: customer.id }), 201)).id;
     await m.expectOk(m.admin('POST', '/credits/prices/publish', { effectiveFrom: new Date(svc.clock.now().getTime() + 1000).toISOString(), entries: [{ denomination: 'credits', pricePerCredit: '0.01' }] }), 201);
     svc.clock.advanceMs(2000);
-    assert.equal((await m.api('POST', '/api/v1/data/stripe/api', { clientStripeApiKey: STRIPE_KEY })).status, 201);
-    assert.equal((await m.api('POST', '/api/v1/data/stripe/webhook/register')).status, 201);
-    await m.expectOk(m.api('PATCH', '/api/v1/tanso/account-settings', { stripeMode: 'PAYMENT_PASS_THROUGH' }));
+    await connectStripe(m, STRIPE_KEY, 'PAYMENT_PASS_THROUGH');
     purchaseKey = (await m.expectOk(m.client('POST', `/customers/${ref}/keys`, { scopes: ['read', 'purchase'] }), 201)).apiKey;
   });
-  after(async () => {
-    await svc.close();
-    await fake.close();
-  });
+  after(() => close());
 
   test('when a customer key subscribes to a paid plan without a card then the result carries the checkout, as the REST 402 data', async () => {
     const client = await mcpClient(svc, purchaseKey);

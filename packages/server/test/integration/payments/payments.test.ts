@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { StripeFake } from '../../fakes/stripe/server.js';
+import type { StripeFake } from '../../fakes/stripe/server.js';
+import { startServiceWithStripe } from '../../fakes/stripe/with-service.js';
 import { monetization } from '../../factories.js';
-import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { createTestAccount, type TestService } from '../../harness.js';
 
 const STRIPE_KEY = 'sk_test_tallyPaymentsAccount0001';
 
@@ -25,9 +26,10 @@ describe('payments with the Stripe SDK', () => {
   const grantsOf = async (id: string) => m.expectOk<any[]>(m.admin('GET', `/credits/pools/${id}/grants`));
   const deliver = () => fake.deliverWebhooks();
 
+  let close: () => Promise<void>;
+
   before(async () => {
-    fake = await StripeFake.start({ now: () => svc.clock.now() });
-    svc = await startTestService({ env: { APP_STRIPE_API_BASE: fake.baseUrl, APP_STRIPE_MAX_NETWORK_RETRIES: '0' } });
+    ({ svc, fake, close } = await startServiceWithStripe());
     acct = await createTestAccount(svc);
     m = monetization(svc, acct);
     await m.creditModel({ denomination: 'credits' });
@@ -36,10 +38,7 @@ describe('payments with the Stripe SDK', () => {
     await m.expectOk(m.admin('POST', '/credits/prices/publish', { effectiveFrom: new Date(svc.clock.now().getTime() + 1000).toISOString(), entries: [{ denomination: 'credits', pricePerCredit: '0.01' }] }), 201);
     svc.clock.advanceMs(2000);
   });
-  after(async () => {
-    await svc.close();
-    await fake.close();
-  });
+  after(() => close());
 
   test('when no processor is connected then a purchase answers 402 with the decline reason and no checkout', async () => {
     const res = await purchase({ customerReferenceId: ref, creditPoolId: poolId, credits: 100 });

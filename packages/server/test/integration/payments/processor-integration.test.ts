@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { issueCustomerKey } from '../../../src/modules/accounts/index.js';
-import { StripeFake } from '../../fakes/stripe/server.js';
+import type { StripeFake } from '../../fakes/stripe/server.js';
+import { connectStripe, startServiceWithStripe } from '../../fakes/stripe/with-service.js';
 import { monetization } from '../../factories.js';
-import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { createTestAccount, type TestService } from '../../harness.js';
 
 const STRIPE_KEY = 'sk_test_tallyProcessorIntegration0003';
 
@@ -22,10 +22,8 @@ describe('processor-driven billing (PROCESSOR_INTEGRATION)', () => {
   let planId: string;
   let featureKey: string;
 
-  const keyFor = async (ref: string) => {
-    const row = await svc.ctx.db.selectFrom('customers').select('id').where('account_id', '=', acct.accountId).where('customer_reference_id', '=', ref).executeTakeFirstOrThrow();
-    return (await issueCustomerKey(svc.ctx.db, { accountId: acct.accountId, customerId: row.id, scopes: ['read', 'purchase'], environment: 'test', now: svc.clock.now() })).apiKey;
-  };
+  const keyFor = async (ref: string) =>
+    (await m.expectOk(m.client('POST', `/customers/${ref}/keys`, { scopes: ['read', 'purchase'] }), 201)).apiKey as string;
   const subscribeAs = (key: string, body: Obj) => svc.http.request('POST', '/api/v1/client/subscriptions', { auth: key, body });
   const subscriptionsOf = async (ref: string): Promise<Obj[]> => (await m.expectOk(m.client('GET', `/customers/${ref}`))).subscriptions ?? [];
   const stripeSubscriptionsOf = (subscriptionId: string) => fake.list(STRIPE_KEY, 'subscription').filter((s) => (s.metadata as Obj).tally_subscription_id === subscriptionId);
@@ -41,22 +39,18 @@ describe('processor-driven billing (PROCESSOR_INTEGRATION)', () => {
   };
   const stripeApi = (method: string, path: string) => fetch(`${fake.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${STRIPE_KEY}` } });
 
+  let close: () => Promise<void>;
+
   before(async () => {
-    fake = await StripeFake.start({ now: () => svc.clock.now() });
-    svc = await startTestService({ env: { APP_STRIPE_API_BASE: fake.baseUrl, APP_STRIPE_MAX_NETWORK_RETRIES: '0' } });
+    ({ svc, fake, close } = await startServiceWithStripe());
     acct = await createTestAccount(svc);
     m = monetization(svc, acct);
     const feature = await m.feature();
     featureKey = feature.key;
     planId = (await m.activePlan({ price: 30, features: [{ id: feature.id }] })).id;
-    assert.equal((await m.api('POST', '/api/v1/data/stripe/api', { clientStripeApiKey: STRIPE_KEY })).status, 201);
-    assert.equal((await m.api('POST', '/api/v1/data/stripe/webhook/register')).status, 201);
-    await m.expectOk(m.api('PATCH', '/api/v1/tanso/account-settings', { stripeMode: 'STRIPE_INTEGRATION' }));
+    await connectStripe(m, STRIPE_KEY, 'STRIPE_INTEGRATION');
   });
-  after(async () => {
-    await svc.close();
-    await fake.close();
-  });
+  after(() => close());
 
   test('when the tenant subscribes a customer with a saved card then 201 with an active subscription, one Stripe subscription on the synced price, and the first invoice mirrored PAID once', async () => {
     await m.customer('carded');

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { issueCustomerKey } from '../../../src/modules/accounts/index.js';
-import { StripeFake } from '../../fakes/stripe/server.js';
+import type { StripeFake } from '../../fakes/stripe/server.js';
+import { connectStripe, startServiceWithStripe } from '../../fakes/stripe/with-service.js';
 import { monetization } from '../../factories.js';
-import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { createTestAccount, type TestService } from '../../harness.js';
 
 const STRIPE_KEY = 'sk_test_tallySubscribeAccount0002';
 
@@ -17,29 +17,22 @@ describe('paid subscribe through the processor', () => {
   let planId: string;
 
   const settings = (body: Record<string, unknown>) => m.expectOk(m.api('PATCH', '/api/v1/tanso/account-settings', body));
-  const keyFor = async (ref: string, scopes: ('read' | 'purchase')[]) => {
-    const customer = await m.expectOk(m.client('GET', `/customers/${ref}`));
-    const row = await svc.ctx.db.selectFrom('customers').select('id').where('account_id', '=', acct.accountId).where('customer_reference_id', '=', customer.customerReferenceId).executeTakeFirstOrThrow();
-    return (await issueCustomerKey(svc.ctx.db, { accountId: acct.accountId, customerId: row.id, scopes, environment: 'test', now: svc.clock.now() })).apiKey;
-  };
+  const keyFor = async (ref: string, scopes: ('read' | 'purchase')[]) =>
+    (await m.expectOk(m.client('POST', `/customers/${ref}/keys`, { scopes }), 201)).apiKey as string;
   const subscribeAs = (key: string, body: Record<string, unknown>) => svc.http.request('POST', '/api/v1/client/subscriptions', { auth: key, body });
 
+  let close: () => Promise<void>;
+
   before(async () => {
-    fake = await StripeFake.start({ now: () => svc.clock.now() });
-    svc = await startTestService({ env: { APP_STRIPE_API_BASE: fake.baseUrl, APP_STRIPE_MAX_NETWORK_RETRIES: '0' } });
+    ({ svc, fake, close } = await startServiceWithStripe());
     acct = await createTestAccount(svc);
     m = monetization(svc, acct);
     const feature = await m.feature();
     featureKey = feature.key;
     planId = (await m.activePlan({ price: 30, features: [{ id: feature.id }] })).id;
-    assert.equal((await m.api('POST', '/api/v1/data/stripe/api', { clientStripeApiKey: STRIPE_KEY })).status, 201);
-    assert.equal((await m.api('POST', '/api/v1/data/stripe/webhook/register')).status, 201);
-    await settings({ stripeMode: 'PAYMENT_PASS_THROUGH' });
+    await connectStripe(m, STRIPE_KEY, 'PAYMENT_PASS_THROUGH');
   });
-  after(async () => {
-    await svc.close();
-    await fake.close();
-  });
+  after(() => close());
 
   test('when a customer key subscribes without a card then 402 with the hosted invoice page, the same page on retry, and the webhook activates it', async () => {
     await m.customer('agent-a');
