@@ -2,7 +2,8 @@ import type { AppContext } from '../../platform/context.js';
 import type { Job } from '../../platform/jobs/scheduler.js';
 import { checkSubscribePayment, collectInitialPayment, subscribeThroughProcessor } from '../billing/index.js';
 import { subscribeThroughProcessor as processorSubscribe } from './processor-subscribe.js';
-import { usageRecorded } from '../usage/index.js';
+import { getAccountSettings } from '../settings/index.js';
+import { usageRecorded, usageRecordedWanted } from '../usage/index.js';
 import { queueMeterEvent, runMeterSync } from './meters.js';
 import * as subscribe from './subscribe.js';
 
@@ -12,6 +13,8 @@ export function registerHooks(): void {
   collectInitialPayment.provide(subscribe.collectInitialPayment);
   subscribeThroughProcessor.provide(processorSubscribe);
   usageRecorded.on('payments.meter_outbox', queueMeterEvent);
+  // Only processor-driven accounts send usage to meters; the others keep one-statement ingestion.
+  usageRecordedWanted.provide(async (db, accountId) => (await getAccountSettings(db, accountId)).stripeMode === 'PROCESSOR_INTEGRATION');
 }
 
 /** `stripe-meter-sync`: the meter outbox, every 5 minutes, once per slot across nodes. */

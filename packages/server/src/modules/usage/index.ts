@@ -7,4 +7,4 @@ export { checkEntitlement } from './entitlements.js';
 export { ingestEvent } from './ingest.js';
 export { getUsageReport } from './report.js';
 export { EventRequestSchema } from './schema.js';
-export { usageRecorded, type UsageRecorded } from './recorded.js';
+export { usageRecorded, usageRecordedWanted, type UsageRecorded } from './recorded.js';

@@ -12,7 +12,7 @@ import { customerReferenceRequired, ensureCustomerForEvent, getCustomerById } fr
 import { resolveWeight, type ResolvedWeight } from '../credits/index.js';
 import { drawCredits, type CreditReceipt } from './credits-seam.js';
 import { afterDraw, clampOccurredAt, counterKeyOf, isCreditBacked, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
-import { usageRecorded } from './recorded.js';
+import { usageRecorded, usageRecordedWanted } from './recorded.js';
 import * as repo from './repo.js';
 import type { EventRequest } from './schema.js';
 
@@ -43,7 +43,8 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
       };
       // One statement; under an Idempotency-Key it runs in a transaction that records its receipt.
       // A counted event with subscribers to usage_recorded needs a transaction for their writes.
-      if (!plan.counter || usageRecorded.subscribers().length === 0) return await withStatement(ctx.db, write);
+      const wanted = plan.counter !== null && usageRecorded.subscribers().length > 0 && (await usageRecordedWanted.call(ctx.db, principal.accountId));
+      if (!wanted) return await withStatement(ctx.db, write);
       return await withTransaction(ctx.db, async (tx) => {
         const result = await write(tx);
         if (result.status === 201) await emitRecorded(tx, plan, plan.units, input.featureKey);

@@ -1,4 +1,5 @@
-import { defineDomainEvent } from '../../platform/hooks.js';
+import type { Executor } from '../../platform/db/database.js';
+import { defineDomainEvent, defineExtension } from '../../platform/hooks.js';
 import type { Decimal } from '../../platform/money.js';
 
 /**
@@ -18,3 +19,11 @@ export type UsageRecorded = {
   now: Date;
 };
 export const usageRecorded = defineDomainEvent<UsageRecorded>('usage.usage_recorded');
+
+/**
+ * Whether an account's counted events need `usage_recorded` at all. Asked before the one-statement
+ * ingestion path, outside any lock: an account nobody listens for keeps that path (one statement,
+ * the counter row locked for one round trip), instead of a transaction that holds the hot counter
+ * row across the subscribers' writes. Payments provides it (PROCESSOR_INTEGRATION accounts only).
+ */
+export const usageRecordedWanted = defineExtension('usage.usage_recorded_wanted', async (_db: Executor, _accountId: string): Promise<boolean> => false);
