@@ -71,6 +71,9 @@ export function monetization(svc: TestService, auth: { token: string; apiKey: st
       return report;
     },
     customer: (ref = `cust-${unique()}`) => expectOk(client('POST', '/customers', { customerReferenceId: ref, email: `${ref}@example.com` }), 201),
+    /** A customer-scoped key (plaintext) issued through the key route. */
+    customerKey: async (ref: string, scopes: ('read' | 'purchase')[] = ['read', 'purchase']) =>
+      (await expectOk(client('POST', `/customers/${ref}/keys`, { scopes }), 201)).apiKey as string,
     subscribe: (customerReferenceId: string, planId: string) => expectOk(client('POST', '/subscriptions', { customerReferenceId, planId }), 201),
     markPaid: (invoiceId: string) => expectOk(client('POST', `/billing/invoices/${invoiceId}/mark-paid`)),
     check: (ref: string, featureKey: string) => expectOk(client('GET', `/entitlements/${ref}/${featureKey}`)),

@@ -3,6 +3,7 @@ import { AppError, notFound } from '../../platform/errors/app-error.js';
 import type { CustomerScope } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { generateKey, hashKey, keyHint, type KeyEnvironment } from '../../platform/security/api-keys.js';
+import { findActiveTenantKeyHint } from './repo.js';
 
 /** Customer keys expire this many days after issue (contract §2.1). */
 export const CUSTOMER_KEY_LIFETIME_DAYS = 1825;
@@ -37,14 +38,7 @@ export type IssuedCustomerKey = {
  * (`sk_live_` → `ck_live_`); the configured environment when the account has no active tenant key.
  */
 export async function customerKeyEnvironment(db: Executor, accountId: string, fallback: KeyEnvironment): Promise<KeyEnvironment> {
-  const row = await db
-    .selectFrom('api_keys')
-    .select('key_hint')
-    .where('account_id', '=', accountId)
-    .where('kind', '=', 'TENANT')
-    .where('revoked_at', 'is', null)
-    .orderBy('created_at', 'desc')
-    .executeTakeFirst();
+  const row = await findActiveTenantKeyHint(db, accountId);
   if (row?.key_hint.startsWith('sk_live_')) return 'live';
   if (row?.key_hint.startsWith('sk_test_')) return 'test';
   return fallback;

@@ -22,8 +22,6 @@ describe('processor-driven billing (PROCESSOR_INTEGRATION)', () => {
   let planId: string;
   let featureKey: string;
 
-  const keyFor = async (ref: string) =>
-    (await m.expectOk(m.client('POST', `/customers/${ref}/keys`, { scopes: ['read', 'purchase'] }), 201)).apiKey as string;
   const subscribeAs = (key: string, body: Obj) => svc.http.request('POST', '/api/v1/client/subscriptions', { auth: key, body });
   const subscriptionsOf = async (ref: string): Promise<Obj[]> => (await m.expectOk(m.client('GET', `/customers/${ref}`))).subscriptions ?? [];
   const stripeSubscriptionsOf = (subscriptionId: string) => fake.list(STRIPE_KEY, 'subscription').filter((s) => (s.metadata as Obj).tally_subscription_id === subscriptionId);
@@ -96,7 +94,7 @@ describe('processor-driven billing (PROCESSOR_INTEGRATION)', () => {
 
   test('when a customer key subscribes without a card then 402 with a subscription checkout, a retry returns it, and the webhooks create the subscription once and complete the session', async () => {
     await m.customer('agent');
-    const key = await keyFor('agent');
+    const key = await m.customerKey('agent');
     const res = await subscribeAs(key, { planId });
     assert.equal(res.status, 402, res.text);
     assert.equal(res.body.error.code, 'payment_required');
@@ -140,7 +138,7 @@ describe('processor-driven billing (PROCESSOR_INTEGRATION)', () => {
 
   test('when the off-session charge is declined then a customer key gets 402 with a subscription checkout and no Stripe subscription is left', async () => {
     await m.customer('declined');
-    const key = await keyFor('declined');
+    const key = await m.customerKey('declined');
     const res = await subscribeAs(key, { planId, paymentMethodId: 'pm_card_chargeDeclined' });
     assert.equal(res.status, 402, res.text);
     assert.equal(res.body.data.declineReason, 'off-session charge declined');

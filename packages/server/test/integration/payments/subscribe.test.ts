@@ -17,8 +17,6 @@ describe('paid subscribe through the processor', () => {
   let planId: string;
 
   const settings = (body: Record<string, unknown>) => m.expectOk(m.api('PATCH', '/api/v1/tanso/account-settings', body));
-  const keyFor = async (ref: string, scopes: ('read' | 'purchase')[]) =>
-    (await m.expectOk(m.client('POST', `/customers/${ref}/keys`, { scopes }), 201)).apiKey as string;
   const subscribeAs = (key: string, body: Record<string, unknown>) => svc.http.request('POST', '/api/v1/client/subscriptions', { auth: key, body });
 
   let close: () => Promise<void>;
@@ -36,7 +34,7 @@ describe('paid subscribe through the processor', () => {
 
   test('when a customer key subscribes without a card then 402 with the hosted invoice page, the same page on retry, and the webhook activates it', async () => {
     await m.customer('agent-a');
-    const key = await keyFor('agent-a', ['read', 'purchase']);
+    const key = await m.customerKey('agent-a');
     const res = await subscribeAs(key, { planId });
     assert.equal(res.status, 402, res.text);
     assert.equal(res.body.success, false);
@@ -93,7 +91,7 @@ describe('paid subscribe through the processor', () => {
 
   test('when the plan price exceeds the agent spend cap then 403 before anything is written or charged', async () => {
     await m.customer('capped');
-    const key = await keyFor('capped', ['read', 'purchase']);
+    const key = await m.customerKey('capped');
     await settings({ agentMaxTopupAmount: 10 });
     const calls = fake.requests.length;
     const res = await subscribeAs(key, { planId });
