@@ -18,6 +18,7 @@ import { healthRoutes } from './modules/health/index.js';
 import { mcpRoutes } from './modules/mcp/index.js';
 import { paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes } from './modules/payments/index.js';
 import { settingsAdminRoutes } from './modules/settings/index.js';
+import { spendRoutes } from './modules/spend/index.js';
 import { usageAdminRoutes, usageClientRoutes } from './modules/usage/index.js';
 import type { AppContext } from './platform/context.js';
 import { registerAuth } from './platform/http/auth.js';
@@ -127,7 +128,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(accounts.accountRoutes(ctx));
   await app.register(settingsAdminRoutes(ctx));
   // Monetization module (its switch answers module_disabled by path prefix in the auth hook).
-  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes, agentPublicRoutes, customerKeyRoutes, paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes, mcpRoutes]) {
+  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes, agentPublicRoutes, customerKeyRoutes, paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes, mcpRoutes, spendRoutes]) {
     await app.register(routes(ctx));
   }
   if (options.extraRoutes) await app.register(async (scope) => void (await options.extraRoutes!(scope)));

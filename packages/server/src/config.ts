@@ -18,6 +18,14 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
 
+/** An http(s) origin (scheme, host, optional port; no path): outbound clients append the vendor's own paths. */
+const httpOrigin = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((v) => /^https?:\/\/[^\s/?#]+\/?$/.test(v.trim()), `must be an http(s) origin such as ${fallback}`)
+    .transform((v) => v.trim().replace(/\/+$/, ''));
+
 const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -45,6 +53,18 @@ const EnvSchema = z.object({
   APP_STRIPE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120000).default(20000),
   APP_STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
   APP_STRIPE_WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  APP_SPEND_ANTHROPIC_BASE_URL: httpOrigin('https://api.anthropic.com'),
+  APP_SPEND_OPENAI_BASE_URL: httpOrigin('https://api.openai.com'),
+  APP_SPEND_CURSOR_BASE_URL: httpOrigin('https://api.cursor.com'),
+  APP_SPEND_GITHUB_BASE_URL: httpOrigin('https://api.github.com'),
+  APP_SPEND_SLACK_WEBHOOK_BASE: z.string().default('https://hooks.slack.com/').refine((v) => /^https?:\/\/\S+$/.test(v.trim()), 'must be an http(s) URL prefix such as https://hooks.slack.com/'),
+  APP_SPEND_OUTBOUND_ALLOW_PRIVATE: booleanFlag(true),
+  APP_SPEND_OUTBOUND_ALLOW_LOOPBACK: booleanFlag(false),
+  APP_SPEND_VENDOR_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300000).default(30000),
+  APP_SPEND_VENDOR_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(4),
+  APP_RESEND_BASE_URL: httpOrigin('https://api.resend.com'),
+  APP_RESEND_API_KEY: optionalString,
+  APP_SPEND_ALERT_FROM: optionalString,
   APP_JOBS_ENABLED: booleanFlag(true),
   APP_TRUST_PROXY: booleanFlag(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -82,6 +102,21 @@ export type Config = Readonly<{
     maxNetworkRetries: number;
     webhookToleranceSeconds: number;
   };
+  /** The internal AI-spend module: vendor origins, the outbound-URL guard (contract §7.6), vendor call limits. */
+  spend: {
+    anthropicBaseUrl: string;
+    openaiBaseUrl: string;
+    cursorBaseUrl: string;
+    githubBaseUrl: string;
+    slackWebhookBase: string;
+    outboundAllowPrivate: boolean;
+    outboundAllowLoopback: boolean;
+    vendorTimeoutMs: number;
+    vendorMaxRetries: number;
+    alertFrom: string | undefined;
+  };
+  /** The e-mail provider (Resend) for spend alerts and digests. */
+  resend: { baseUrl: string; apiKey: string | undefined };
   jobsEnabled: boolean;
   /** Trust X-Forwarded-For (client address for login throttling) when behind a proxy. */
   trustProxy: boolean;
@@ -142,6 +177,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxNetworkRetries: e.APP_STRIPE_MAX_NETWORK_RETRIES,
       webhookToleranceSeconds: e.APP_STRIPE_WEBHOOK_TOLERANCE_SECONDS,
     },
+    spend: {
+      anthropicBaseUrl: e.APP_SPEND_ANTHROPIC_BASE_URL,
+      openaiBaseUrl: e.APP_SPEND_OPENAI_BASE_URL,
+      cursorBaseUrl: e.APP_SPEND_CURSOR_BASE_URL,
+      githubBaseUrl: e.APP_SPEND_GITHUB_BASE_URL,
+      slackWebhookBase: e.APP_SPEND_SLACK_WEBHOOK_BASE.trim(),
+      outboundAllowPrivate: e.APP_SPEND_OUTBOUND_ALLOW_PRIVATE,
+      outboundAllowLoopback: e.APP_SPEND_OUTBOUND_ALLOW_LOOPBACK,
+      vendorTimeoutMs: e.APP_SPEND_VENDOR_TIMEOUT_MS,
+      vendorMaxRetries: e.APP_SPEND_VENDOR_MAX_RETRIES,
+      alertFrom: e.APP_SPEND_ALERT_FROM,
+    },
+    resend: { baseUrl: e.APP_RESEND_BASE_URL, apiKey: e.APP_RESEND_API_KEY },
     jobsEnabled: e.APP_JOBS_ENABLED,
     trustProxy: e.APP_TRUST_PROXY,
     logLevel: e.LOG_LEVEL,

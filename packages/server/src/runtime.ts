@@ -5,6 +5,7 @@ import { purgeStaleLoginThrottles } from './modules/accounts/index.js';
 import * as billing from './modules/billing/index.js';
 import * as credits from './modules/credits/index.js';
 import * as payments from './modules/payments/index.js';
+import * as spend from './modules/spend/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppContext } from './platform/context.js';
 import { openDatabase, type Database, type DatabaseOptions } from './platform/db/database.js';
@@ -39,6 +40,7 @@ export function registerModuleHooks(config: Config): void {
 export function jobsOf(ctx: AppContext): Job[] {
   return [
     ...(ctx.config.modules.monetization ? monetizationModules.flatMap((module) => module.jobs(ctx)) : []),
+    ...(ctx.config.modules.build ? spend.jobs(ctx) : []),
     {
       name: 'idempotency-purge',
       cron: '0 * * * *',

@@ -58,6 +58,12 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     APP_JOBS_ENABLED: 'false',
     // Never the real processor: a test that needs Stripe starts the fake and passes its origin.
     APP_STRIPE_API_BASE: 'http://127.0.0.1:9',
+    // Nor the real AI vendors or e-mail provider: spend tests start the fakes and pass their origins.
+    APP_SPEND_ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    APP_SPEND_OPENAI_BASE_URL: 'http://127.0.0.1:9',
+    APP_SPEND_CURSOR_BASE_URL: 'http://127.0.0.1:9',
+    APP_SPEND_GITHUB_BASE_URL: 'http://127.0.0.1:9',
+    APP_RESEND_BASE_URL: 'http://127.0.0.1:9',
     ...options.env,
   });
   const clock = new FrozenClock(options.now ?? '2026-03-10T12:00:00Z');

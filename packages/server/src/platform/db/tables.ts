@@ -528,6 +528,124 @@ export interface ProcessorMeterEventsTable {
   sent_at: Date | null;
 }
 
+// Internal AI spend (migration 0013). Token counts are int8 (strings); cents are NUMERIC (strings).
+export type SpendProvider = 'ANTHROPIC' | 'OPENAI' | 'CURSOR' | 'COPILOT' | 'LITELLM';
+export type SpendConnectionStatus = 'ACTIVE' | 'ERROR';
+type Int8 = ColumnType<string, string | number | bigint, string | number | bigint>;
+
+export interface SpendConnectionsTable {
+  id: string;
+  account_id: string;
+  provider: SpendProvider;
+  label: string;
+  admin_key_sealed: string | null;
+  key_hint: string;
+  scope: string | null;
+  status: SpendConnectionStatus;
+  last_error: string | null;
+  last_synced_at: Date | null;
+  sync_chunks_done: number | null;
+  sync_chunks_total: number | null;
+  initial_sync_at: Date | null;
+  deleted_at: Date | null;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface SpendUsageBucketsTable {
+  account_id: string;
+  connection_id: string;
+  provider: SpendProvider;
+  day: string;
+  model: string;
+  workspace_id: ColumnType<string, string | undefined, string>;
+  api_key_id: ColumnType<string, string | undefined, string>;
+  actor: ColumnType<string, string | undefined, string>;
+  service_tier: ColumnType<string, string | undefined, string>;
+  uncached_input_tokens: Int8;
+  cache_read_tokens: Int8;
+  cache_write_5m_tokens: Int8;
+  cache_write_1h_tokens: Int8;
+  output_tokens: Int8;
+  requests: Int8 | null;
+  vendor_cost_cents: Numeric | null;
+}
+
+export interface SpendVendorCostsTable {
+  account_id: string;
+  connection_id: string;
+  provider: SpendProvider;
+  day: string;
+  workspace_id: ColumnType<string, string | undefined, string>;
+  model: string | null;
+  description: ColumnType<string, string | undefined, string>;
+  cost_type: string | null;
+  amount_cents: Numeric;
+}
+
+export interface SpendActorMetricsTable {
+  account_id: string;
+  connection_id: string;
+  provider: SpendProvider;
+  day: string;
+  actor: string;
+  tool: ColumnType<string, string | undefined, string>;
+  model: ColumnType<string, string | undefined, string>;
+  uncached_input_tokens: Int8 | null;
+  cache_read_tokens: Int8 | null;
+  cache_write_tokens: Int8 | null;
+  output_tokens: Int8 | null;
+  total_tokens: Int8 | null;
+  sessions: Int8 | null;
+  requests: Int8 | null;
+  lines_added: Int8 | null;
+  lines_removed: Int8 | null;
+  accepted: Int8 | null;
+  rejected: Int8 | null;
+  commits: Int8 | null;
+  pull_requests: Int8 | null;
+  credits_used: Numeric | null;
+  vendor_cost_cents: Numeric | null;
+}
+
+export type SpendInvoiceLineKind = 'TOKEN' | 'SEAT' | 'TOOL' | 'OTHER';
+
+export interface SpendInvoicesTable {
+  id: string;
+  account_id: string;
+  provider: SpendProvider;
+  period_start: string;
+  period_end: string;
+  currency: string;
+  total_cents: Numeric;
+  imported_from: string | null;
+  created_at: Date;
+}
+
+export interface SpendInvoiceLinesTable {
+  account_id: string;
+  invoice_id: string;
+  line_no: number;
+  description: string;
+  kind: SpendInvoiceLineKind;
+  model: string | null;
+  quantity: Numeric | null;
+  amount_cents: Numeric;
+}
+
+export interface SpendSettingsTable {
+  account_id: string;
+  person_level_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  worker_notice: string | null;
+  slack_webhook_url_sealed: string | null;
+  webhook_url_sealed: string | null;
+  webhook_secret_sealed: string | null;
+  alert_emails: string | null;
+  digest_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Date;
+  modified_at: Date;
+}
+
 export interface DB {
   credit_models: CreditModelsTable;
   plan_credit_allocations: PlanCreditAllocationsTable;
@@ -560,6 +678,13 @@ export interface DB {
   processor_subscriptions: ProcessorSubscriptionsTable;
   processor_invoices: ProcessorInvoicesTable;
   processor_meter_events: ProcessorMeterEventsTable;
+  spend_connections: SpendConnectionsTable;
+  spend_usage_buckets: SpendUsageBucketsTable;
+  spend_vendor_costs: SpendVendorCostsTable;
+  spend_actor_metrics: SpendActorMetricsTable;
+  spend_invoices: SpendInvoicesTable;
+  spend_invoice_lines: SpendInvoiceLinesTable;
+  spend_settings: SpendSettingsTable;
   account_settings: AccountSettingsTable;
   account_audit_log: AccountAuditLogTable;
   agent_signups: AgentSignupsTable;

@@ -1,0 +1,13 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../platform/context.js';
+import { connectionRoutes } from './connections-routes.js';
+import { invoiceRoutes } from './invoices-routes.js';
+import { reportRoutes } from './reports-routes.js';
+import { spendSettingsRoutes } from './settings-routes.js';
+
+/** Every route of the spend module (Admin API, JWT, /api/v1/spend/**; contract §7). */
+export function spendRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    for (const routes of [connectionRoutes, spendSettingsRoutes, reportRoutes, invoiceRoutes]) await app.register(routes(ctx));
+  };
+}

@@ -1,0 +1,130 @@
+import { VendorError, type VendorClientOptions } from './types.js';
+
+/**
+ * The one HTTP path of the vendor clients: a timeout per attempt, bounded retries with exponential
+ * backoff and jitter on 429 (honouring Retry-After, seconds or an HTTP date), 5xx (and Anthropic's
+ * 529) and network errors; every other status is final. Errors become VendorError carrying the
+ * vendor's message as `messageOf` extracts it from the parsed body (never the raw body).
+ */
+export type VendorRequest = {
+  method?: 'GET' | 'POST';
+  /** Path with leading slash, appended to the base URL. */
+  path: string;
+  /** Repeated keys for arrays; the caller spells bracketed names itself (`group_by[]`). */
+  query?: Record<string, string | number | boolean | readonly string[] | undefined | null>;
+  headers?: Record<string, string>;
+  /** Sent as JSON. */
+  json?: unknown;
+};
+
+export type VendorHttp = {
+  /** Parsed JSON body of a 2xx answer. */
+  request<T = unknown>(req: VendorRequest): Promise<T>;
+  /** Raw text body of a 2xx answer (NDJSON report files). */
+  text(req: VendorRequest & { absoluteUrl?: string }): Promise<string>;
+};
+
+export const USER_AGENT = 'tally-spend/1.0';
+const MAX_BACKOFF_MS = 30_000;
+
+export function vendorHttp(
+  options: VendorClientOptions,
+  describe: { vendor: string; authHeaders: Record<string, string>; messageOf: (status: number, body: unknown) => string | null },
+): VendorHttp {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+
+  async function send(req: VendorRequest & { absoluteUrl?: string }): Promise<Response> {
+    const url = new URL(req.absoluteUrl ?? options.baseUrl.replace(/\/+$/, '') + req.path);
+    for (const [key, value] of Object.entries(req.query ?? {})) {
+      if (value === undefined || value === null) continue;
+      if (Array.isArray(value)) for (const v of value) url.searchParams.append(key, String(v));
+      else url.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json', ...describe.authHeaders, ...req.headers };
+    if (req.json !== undefined) headers['content-type'] = 'application/json';
+    for (let attempt = 0; ; attempt += 1) {
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method: req.method ?? 'GET',
+          headers,
+          ...(req.json === undefined ? {} : { body: JSON.stringify(req.json) }),
+          signal: AbortSignal.timeout(options.timeoutMs),
+          ...(options.dispatcher ? ({ dispatcher: options.dispatcher } as object) : {}),
+        });
+      } catch (err) {
+        if (attempt < options.maxRetries && !isGuardRefusal(err)) {
+          await sleep(backoffMs(attempt));
+          continue;
+        }
+        throw new VendorError(networkMessage(describe.vendor, err, options.timeoutMs), null, { cause: err });
+      }
+      if (response.ok) return response;
+      const retryable = response.status === 429 || response.status >= 500;
+      if (retryable && attempt < options.maxRetries) {
+        await response.body?.cancel().catch(() => undefined);
+        await sleep(retryAfterMs(response.headers.get('retry-after')) ?? backoffMs(attempt));
+        continue;
+      }
+      const text = await response.text().catch(() => '');
+      let body: unknown = null;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        body = null;
+      }
+      const message = describe.messageOf(response.status, body) ?? `${describe.vendor} answered HTTP ${response.status}`;
+      throw new VendorError(message, response.status);
+    }
+  }
+
+  return {
+    async request<T>(req: VendorRequest): Promise<T> {
+      const response = await send(req);
+      const text = await response.text();
+      try {
+        return (text ? JSON.parse(text) : null) as T;
+      } catch (err) {
+        throw new VendorError(`${describe.vendor} answered with a body that is not JSON`, response.status, { cause: err });
+      }
+    },
+    async text(req) {
+      return (await send(req)).text();
+    },
+  };
+}
+
+/** Exponential backoff with full jitter: up to 0.5 s, 1 s, 2 s, … capped at 30 s. */
+export function backoffMs(attempt: number): number {
+  return Math.floor(Math.random() * Math.min(MAX_BACKOFF_MS, 500 * 2 ** attempt));
+}
+
+/** Retry-After as delta seconds or an HTTP date; null when absent or unreadable; capped. */
+export function retryAfterMs(header: string | null, now: number = Date.now()): number | null {
+  if (!header) return null;
+  const trimmed = header.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.min(MAX_BACKOFF_MS, Math.ceil(Number(trimmed) * 1000));
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? null : Math.min(MAX_BACKOFF_MS, Math.max(0, at - now));
+}
+
+function isGuardRefusal(err: unknown): boolean {
+  // The outbound-URL guard's refusal (connection-time check) is final, never retried.
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e; i += 1) {
+    if ((e as { code?: string }).code === 'OUTBOUND_URL_REFUSED') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function networkMessage(vendor: string, err: unknown, timeoutMs: number): string {
+  const name = (err as { name?: string }).name;
+  if (name === 'TimeoutError' || name === 'AbortError') return `${vendor} did not answer within ${timeoutMs} ms`;
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e; i += 1) {
+    if ((e as { code?: string }).code === 'OUTBOUND_URL_REFUSED') return (e as Error).message;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return `${vendor} could not be reached`;
+}
