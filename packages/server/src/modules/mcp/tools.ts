@@ -156,6 +156,15 @@ const tenant: ToolSpec[] = [
     run: ({ ctx, principal }, args) => catalog.getFeatureByKey(ctx, principal.accountId, args.featureKey),
   }),
   tool({
+    name: 'listCustomerEntitlements',
+    access: 'tenant',
+    description:
+      "A customer's entitlements per active subscription: each linked feature with allowed (false for a disabled rule or while a past-due invoice revokes them). " +
+      'Usage and credit limits are not in it: use evaluateEntitlement for one feature. Read-only, free (first 200 subscriptions).',
+    input: z.object({ customerReferenceId: ref }),
+    run: ({ ctx, principal }, args) => usage.listEntitlementPage(ctx, principal, args.customerReferenceId, firstPage),
+  }),
+  tool({
     name: 'evaluateEntitlement',
     access: 'tenant',
     description: 'Evaluate a proposed usage of a feature for a customer: entitlement, limit simulation and credit quote. Records the check; spends nothing.',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dec } from '../../platform/money.js';
 import type { Pricing } from '../catalog/index.js';
-import { decideEntitlement, periodContaining, type EntitlementFacts } from './domain.js';
+import { decideEntitlement, listSubscriptionEntitlements, periodContaining, type EntitlementFacts } from './domain.js';
 
 const capped = { model: 'usage', usageUnitType: 'calls', pricePerUnit: dec(1), maxUsage: dec(10), resetMode: 'reset', tiers: null } as unknown as Pricing;
 const unlimited = { ...capped, maxUsage: null } as unknown as Pricing;
@@ -63,4 +63,23 @@ test('when the cycle job has not rolled a period over then the period containing
   assert.equal(periodContaining(current, 1, 31, new Date('2026-02-27T23:59:59Z')), current);
   const next = periodContaining(current, 1, 31, new Date('2026-04-15T00:00:00Z'));
   assert.deepEqual([next.start.toISOString(), next.end.toISOString()], ['2026-03-31T00:00:00.000Z', '2026-04-30T00:00:00.000Z']);
+});
+
+test('when entitlements are listed then each subscription gets its own plan rules, revoked or disabled ones not allowed, and a plan without rules no item', () => {
+  const listed = listSubscriptionEntitlements(
+    [
+      { id: 's1', planId: 'p1', entitlementsRevoked: false },
+      { id: 's2', planId: 'p1', entitlementsRevoked: true },
+      { id: 's3', planId: 'p-empty', entitlementsRevoked: false },
+    ],
+    [
+      { planId: 'p1', featureKey: 'chat', enabled: true },
+      { planId: 'p1', featureKey: 'images', enabled: false },
+      { planId: 'p2', featureKey: 'other', enabled: true },
+    ],
+  );
+  assert.deepEqual(listed, [
+    { subscriptionId: 's1', entitlements: [{ featureKey: 'chat', allowed: true }, { featureKey: 'images', allowed: false }] },
+    { subscriptionId: 's2', entitlements: [{ featureKey: 'chat', allowed: false }, { featureKey: 'images', allowed: false }] },
+  ]);
 });

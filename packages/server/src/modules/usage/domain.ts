@@ -86,3 +86,23 @@ export function periodContaining(
   while (period.end <= now) period = computeNextPeriod(period.end, intervalMonths, anchorDay);
   return period;
 }
+
+export type SubscriptionEntitlements = { subscriptionId: string; entitlements: { featureKey: string; allowed: boolean }[] };
+
+/**
+ * The entitlement list (GET /entitlements/{ref}): one item per active subscription whose plan links
+ * at least one feature. An entitlement is in force (`allowed`) when its rule is enabled and the
+ * subscription's entitlements are not revoked (past-due invoice); usage and credit limits are left
+ * to the per-feature check, which this list does not replace.
+ */
+export function listSubscriptionEntitlements(
+  subscriptions: { id: string; planId: string; entitlementsRevoked: boolean }[],
+  rules: { planId: string; featureKey: string; enabled: boolean }[],
+): SubscriptionEntitlements[] {
+  return subscriptions
+    .map((s) => ({
+      subscriptionId: s.id,
+      entitlements: rules.filter((r) => r.planId === s.planId).map((r) => ({ featureKey: r.featureKey, allowed: r.enabled && !s.entitlementsRevoked })),
+    }))
+    .filter((item) => item.entitlements.length > 0);
+}

@@ -4,10 +4,12 @@ import { toJsonb } from '../../platform/db/jsonb.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
-import { fromStoredRuleValue } from '../catalog/index.js';
+import { toPage, type PageQuery } from '../../platform/http/pagination.js';
+import { listCustomerSubscriptions } from '../billing/index.js';
+import { fromStoredRuleValue, listRulesOfPlans } from '../catalog/index.js';
 import { resolveCallerCustomer } from '../customers/index.js';
 import { quoteCredits } from './credits-seam.js';
-import { decideEntitlement, DENIAL_DESCRIPTIONS, periodContaining } from './domain.js';
+import { decideEntitlement, DENIAL_DESCRIPTIONS, listSubscriptionEntitlements, periodContaining } from './domain.js';
 import { usedInPeriod } from './ingest.js';
 import * as repo from './repo.js';
 
@@ -101,4 +103,20 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
     ...(input.evaluate && decision.simulation ? { simulation: decision.simulation } : {}),
     ...(input.evaluate ? { creditQuote } : {}),
   };
+}
+
+/**
+ * A customer's entitlements per active subscription (contract §4.9 `GET /entitlements/{ref}`), one
+ * page. A customer key may list only its own customer. A subscription awaiting its first payment is
+ * not active and has none (as the check answers NO_SUBSCRIPTION).
+ */
+export async function listEntitlementPage(ctx: AppContext, principal: Principal, ref: string | undefined, page: PageQuery) {
+  const customer = await resolveCallerCustomer(ctx.db, principal, ref);
+  const active = (await listCustomerSubscriptions(ctx.db, principal.accountId, customer.id)).filter((s) => s.is_active);
+  const rules = await listRulesOfPlans(ctx.db, principal.accountId, [...new Set(active.map((s) => s.plan_id))]);
+  const items = listSubscriptionEntitlements(
+    active.map((s) => ({ id: s.id, planId: s.plan_id, entitlementsRevoked: s.entitlements_revoked })),
+    rules.map((r) => ({ planId: r.plan_id, featureKey: r.feature_key, enabled: r.is_enabled })),
+  );
+  return toPage(items.slice(page.offset, page.offset + page.limit), items.length, page);
 }

@@ -3,7 +3,7 @@
  * app.ts imports only from here; everything else under usage/ is private.
  */
 export { usageAdminRoutes, usageClientRoutes } from './routes.js';
-export { checkEntitlement } from './entitlements.js';
+export { checkEntitlement, listEntitlementPage } from './entitlements.js';
 export { ingestEvent } from './ingest.js';
 export { getUsageReport } from './report.js';
 export { EventRequestSchema } from './schema.js';

@@ -7,7 +7,7 @@ import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import { RefParams } from '../customers/index.js';
-import { checkEntitlement } from './entitlements.js';
+import { checkEntitlement, listEntitlementPage } from './entitlements.js';
 import { listEventPage } from './events.js';
 import { ingestEvent } from './ingest.js';
 import { getUsageReport } from './report.js';
@@ -20,6 +20,7 @@ import {
   EventReceiptSchema,
   EventRequestSchema,
   StoredEventSchema,
+  SubscriptionEntitlementsSchema,
   UsageReportSchema,
 } from './schema.js';
 
@@ -27,6 +28,11 @@ const tags = ['Entitlements and usage'];
 
 export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
+    app.get('/api/v1/client/entitlements/:ref', {
+      config: { customerKey: 'read' },
+      schema: { tags, operationId: 'listCustomerEntitlements', summary: "The customer's entitlements per active subscription, paged", description: 'One item per active subscription whose plan links a feature; `allowed` is false for a disabled rule or while a past-due invoice revokes the subscription\'s entitlements. Usage and credit limits: check the feature. With a customer key, `ref` must be the key\'s own customer (403 otherwise).', params: RefParams, querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(SubscriptionEntitlementsSchema)) } },
+    }, async (request) => ok(await listEntitlementPage(ctx, principalOf(request), request.params.ref, request.query)));
+
     app.get('/api/v1/client/entitlements/:ref/:featureKey', {
       config: { customerKey: 'read' },
       schema: { tags, operationId: 'checkEntitlement', summary: 'Is the customer entitled to the feature now?', description: 'With a customer key, `ref` must be the key\'s own customer (403 otherwise). A denial is `allowed: false` with `meta.reason`, never an error.', params: EntitlementParams, querystring: EntitlementQuery, response: { 200: envelopeSchema(EntitlementResultSchema) } },

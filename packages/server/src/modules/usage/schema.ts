@@ -92,6 +92,13 @@ export const EntitlementResultSchema = z
   })
   .meta({ id: 'EntitlementResult' });
 
+export const SubscriptionEntitlementsSchema = z
+  .object({
+    subscriptionId: z.uuid(),
+    entitlements: z.array(z.object({ featureKey: z.string(), allowed: z.boolean().describe('The rule is enabled and not revoked for a past-due invoice (limits: check the feature)') })),
+  })
+  .meta({ id: 'SubscriptionEntitlements' });
+
 export const EntitlementParams = z.object({ ref: z.string().min(1).max(255), featureKey: z.string().min(1).max(128) });
 export const EntitlementQuery = z.object({ record: queryBoolean.default(true).describe('Record an ENTITLEMENT_CHECKED event (default true)') });
 

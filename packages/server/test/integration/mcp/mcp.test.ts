@@ -218,6 +218,17 @@ describe('MCP endpoint', () => {
     assert.equal(unknown.json.error.code, 'not_found');
   });
 
+  test('when listCustomerEntitlements is called then it is the REST entitlement list, and an unknown customer not_found', async () => {
+    await m.subscribe('bob', freePlanId);
+    const res = await callTool(tenant, 'listCustomerEntitlements', { customerReferenceId: 'bob' });
+    assert.equal(res.isError, false, res.text);
+    assert.deepEqual(res.json, JSON.parse(JSON.stringify(await m.expectOk(m.client('GET', '/entitlements/bob?limit=200')))));
+    assert.deepEqual(res.json.items[0].entitlements, [{ featureKey, allowed: true }]);
+    assert.deepEqual(res.structured, res.json);
+    const unknown = await callTool(tenant, 'listCustomerEntitlements', { customerReferenceId: 'nobody' });
+    assert.equal(unknown.json.error.code, 'not_found');
+  });
+
   test('when /mcp is called without a key then 401 in the envelope, and GET answers 405 as the SDK stateless examples', async () => {
     const res = await svc.http.post('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
     assert.equal(res.status, 401);

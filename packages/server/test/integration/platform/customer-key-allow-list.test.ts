@@ -30,6 +30,7 @@ const EXPECTED: Record<string, Access> = {
   'DELETE /api/v1/client/subscriptions/cancellation/:subscriptionId/scheduled': 'read',
   'POST /api/v1/client/subscriptions/:subscriptionId/plan-change': 'purchase',
   'DELETE /api/v1/client/subscriptions/:subscriptionId/plan-change/scheduled': 'read',
+  'GET /api/v1/client/entitlements/:ref': 'read',
   'GET /api/v1/client/entitlements/:ref/:featureKey': 'read',
   'POST /api/v1/client/entitlements': 'read',
   'POST /api/v1/client/events': 'read',
@@ -49,12 +50,10 @@ const EXPECTED: Record<string, Access> = {
 };
 
 /**
- * Routes §2.6 opens to customer keys that are not built yet (payments, checkout, credit purchases,
- * the all-features entitlement list). When one is built, this test fails until it moves into
+ * Routes §2.6 lists that are not built yet. When one is built, this test fails until it moves into
  * EXPECTED with this access, so it cannot ship closed (or open without the purchase scope).
  */
 const CONTRACT_NOT_YET_BUILT: Record<string, Access> = {
-  'GET /api/v1/client/entitlements/:ref': 'read',
   'POST /api/v1/client/outcomes': 'tenant',
 };
 
