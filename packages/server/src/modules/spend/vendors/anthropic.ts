@@ -1,6 +1,281 @@
-import type { VendorClient, VendorClientOptions } from './types.js';
+import type { Decimal } from '../../../platform/money.js';
+import { countOf, exactOf, vendorHttp, type VendorHttp, type VendorRequest } from './http.js';
+import {
+  VendorError,
+  type ActorMetricRow,
+  type CostRow,
+  type DayWindow,
+  type UsageRow,
+  type VendorClient,
+  type VendorClientOptions,
+} from './types.js';
 
-/** ANTHROPIC client (vendor-apis.md). Not built yet: the vendor-clients work fills this in. */
-export function createAnthropicClient(_options: VendorClientOptions): VendorClient {
-  throw new Error('The ANTHROPIC client is not built yet');
+/**
+ * Anthropic Admin API client (vendor-apis.md §1): the messages usage report (daily buckets grouped by
+ * model, workspace, API key and service tier), the cost report (grouped by workspace and
+ * description; cents as decimal strings) and the Claude Code analytics report (one call per day;
+ * per-person rows). The usage report has no request count, so `requests` is null.
+ */
+export const ANTHROPIC_VERSION = '2023-06-01';
+const VENDOR = 'Anthropic';
+/** Daily buckets per page: the report's maximum for bucket_width=1d. */
+const BUCKETS_PER_PAGE = 31;
+const CLAUDE_CODE_PER_PAGE = 1000;
+/** A report that keeps answering has_more past this many pages is broken, not long. */
+const MAX_PAGES = 1000;
+export const CLAUDE_CODE_TOOL = 'claude_code';
+
+type Page<T> = { data?: T[]; has_more?: boolean; next_page?: string | null };
+type Bucket<R> = { starting_at: string; ending_at?: string; results?: R[] };
+type UsageResult = {
+  model?: string | null;
+  workspace_id?: string | null;
+  api_key_id?: string | null;
+  service_tier?: string | null;
+  uncached_input_tokens?: unknown;
+  cache_read_input_tokens?: unknown;
+  cache_creation?: { ephemeral_5m_input_tokens?: unknown; ephemeral_1h_input_tokens?: unknown } | null;
+  output_tokens?: unknown;
+};
+type CostResult = {
+  amount?: unknown;
+  currency?: string | null;
+  workspace_id?: string | null;
+  description?: string | null;
+  cost_type?: string | null;
+  model?: string | null;
+};
+type ClaudeCodeRecord = {
+  actor?: { type?: string; email_address?: string; api_key_name?: string } | null;
+  core_metrics?: {
+    num_sessions?: unknown;
+    lines_of_code?: { added?: unknown; removed?: unknown } | null;
+    commits_by_claude_code?: unknown;
+    pull_requests_by_claude_code?: unknown;
+  } | null;
+  tool_actions?: Record<string, { accepted?: unknown; rejected?: unknown } | null> | null;
+  model_breakdown?: Array<{
+    model?: string | null;
+    tokens?: { input?: unknown; output?: unknown; cache_read?: unknown; cache_creation?: unknown } | null;
+    estimated_cost?: { amount?: unknown; currency?: string | null } | null;
+  }> | null;
+};
+
+export function createAnthropicClient(options: VendorClientOptions): VendorClient {
+  const http = vendorHttp(options, {
+    vendor: VENDOR,
+    authHeaders: { 'x-api-key': options.adminKey, 'anthropic-version': ANTHROPIC_VERSION },
+    messageOf: anthropicMessageOf,
+  });
+  return {
+    provider: 'ANTHROPIC',
+    async probe() {
+      await http.exact({ path: '/v1/organizations/me' });
+    },
+    async pull(window) {
+      if (window.from >= window.to) return { usage: [], costs: [], actors: [] };
+      const usage = await pullUsage(http, window);
+      const costs = await pullCosts(http, window);
+      const actors = await pullClaudeCode(http, window);
+      return { usage, costs, actors };
+    },
+  };
+}
+
+/** Anthropic's error body `{type:"error", error:{type, message}}` → its message. */
+export function anthropicMessageOf(_status: number, body: unknown): string | null {
+  const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
+  return typeof message === 'string' && message.trim() !== '' ? message : null;
+}
+
+async function pullUsage(http: VendorHttp, window: DayWindow): Promise<UsageRow[]> {
+  const buckets = await allPages<Bucket<UsageResult>>(http, {
+    path: '/v1/organizations/usage_report/messages',
+    query: {
+      starting_at: startOfDay(window.from),
+      ending_at: startOfDay(window.to),
+      bucket_width: '1d',
+      'group_by[]': ['model', 'workspace_id', 'api_key_id', 'service_tier'],
+      limit: BUCKETS_PER_PAGE,
+    },
+  });
+  const rows: UsageRow[] = [];
+  for (const bucket of buckets) {
+    const day = dayOf(bucket.starting_at, window);
+    if (day === null) continue;
+    for (const r of bucket.results ?? []) {
+      rows.push({
+        day,
+        model: r.model ?? '',
+        workspaceId: r.workspace_id ?? '',
+        apiKeyId: r.api_key_id ?? '',
+        actor: '',
+        serviceTier: r.service_tier ?? '',
+        uncachedInputTokens: countOf(r.uncached_input_tokens, VENDOR, 'uncached_input_tokens'),
+        cacheReadTokens: countOf(r.cache_read_input_tokens, VENDOR, 'cache_read_input_tokens'),
+        cacheWrite5mTokens: countOf(r.cache_creation?.ephemeral_5m_input_tokens, VENDOR, 'ephemeral_5m_input_tokens'),
+        cacheWrite1hTokens: countOf(r.cache_creation?.ephemeral_1h_input_tokens, VENDOR, 'ephemeral_1h_input_tokens'),
+        outputTokens: countOf(r.output_tokens, VENDOR, 'output_tokens'),
+        requests: null,
+        vendorCostCents: null,
+      });
+    }
+  }
+  return rows;
+}
+
+async function pullCosts(http: VendorHttp, window: DayWindow): Promise<CostRow[]> {
+  const buckets = await allPages<Bucket<CostResult>>(http, {
+    path: '/v1/organizations/cost_report',
+    query: {
+      starting_at: startOfDay(window.from),
+      ending_at: startOfDay(window.to),
+      bucket_width: '1d',
+      'group_by[]': ['workspace_id', 'description'],
+      limit: BUCKETS_PER_PAGE,
+    },
+  });
+  const rows: CostRow[] = [];
+  for (const bucket of buckets) {
+    const day = dayOf(bucket.starting_at, window);
+    if (day === null) continue;
+    for (const r of bucket.results ?? []) {
+      assertUsd(r.currency);
+      const amountCents = exactOf(r.amount, VENDOR, 'cost amount');
+      if (amountCents === null) throw new VendorError(`${VENDOR} sent a cost line without an amount`);
+      rows.push({
+        day,
+        workspaceId: r.workspace_id ?? '',
+        model: r.model ?? null,
+        description: r.description ?? '',
+        costType: r.cost_type ?? null,
+        amountCents,
+      });
+    }
+  }
+  return rows;
+}
+
+/**
+ * Claude Code analytics answers one day per call. A person's day becomes one activity row (model '':
+ * sessions, lines, commits, pull requests, accepted/rejected tool actions) plus one row per model
+ * with its tokens and estimated cost, so a report can sum either without counting activity twice.
+ * Records of the same person and day (one per terminal, say) are summed.
+ */
+async function pullClaudeCode(http: VendorHttp, window: DayWindow): Promise<ActorMetricRow[]> {
+  const rows = new Map<string, ActorMetricRow>();
+  for (const day of daysOf(window)) {
+    const records = await allPages<ClaudeCodeRecord>(http, {
+      path: '/v1/organizations/usage_report/claude_code',
+      query: { starting_at: day, limit: CLAUDE_CODE_PER_PAGE },
+    });
+    for (const record of records) {
+      const actor = record.actor?.email_address ?? record.actor?.api_key_name;
+      if (!actor) continue;
+      const core = record.core_metrics;
+      const actions = Object.values(record.tool_actions ?? {});
+      merge(rows, {
+        ...emptyMetric(day, actor, ''),
+        sessions: countOf(core?.num_sessions, VENDOR, 'num_sessions'),
+        linesAdded: countOf(core?.lines_of_code?.added, VENDOR, 'lines_of_code.added'),
+        linesRemoved: countOf(core?.lines_of_code?.removed, VENDOR, 'lines_of_code.removed'),
+        commits: countOf(core?.commits_by_claude_code, VENDOR, 'commits_by_claude_code'),
+        pullRequests: countOf(core?.pull_requests_by_claude_code, VENDOR, 'pull_requests_by_claude_code'),
+        accepted: actions.reduce((sum, a) => sum + countOf(a?.accepted, VENDOR, 'tool_actions.accepted'), 0n),
+        rejected: actions.reduce((sum, a) => sum + countOf(a?.rejected, VENDOR, 'tool_actions.rejected'), 0n),
+      });
+      for (const m of record.model_breakdown ?? []) {
+        if (!m.model) continue;
+        assertUsd(m.estimated_cost?.currency);
+        const input = countOf(m.tokens?.input, VENDOR, 'tokens.input');
+        const output = countOf(m.tokens?.output, VENDOR, 'tokens.output');
+        const cacheRead = countOf(m.tokens?.cache_read, VENDOR, 'tokens.cache_read');
+        const cacheWrite = countOf(m.tokens?.cache_creation, VENDOR, 'tokens.cache_creation');
+        merge(rows, {
+          ...emptyMetric(day, actor, m.model),
+          uncachedInputTokens: input,
+          cacheReadTokens: cacheRead,
+          cacheWriteTokens: cacheWrite,
+          outputTokens: output,
+          totalTokens: input + output + cacheRead + cacheWrite,
+          vendorCostCents: exactOf(m.estimated_cost?.amount, VENDOR, 'estimated_cost.amount'),
+        });
+      }
+    }
+  }
+  return [...rows.values()];
+}
+
+function emptyMetric(day: string, actor: string, model: string): ActorMetricRow {
+  return {
+    day, actor, tool: CLAUDE_CODE_TOOL, model,
+    uncachedInputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, outputTokens: null, totalTokens: null,
+    sessions: null, requests: null, linesAdded: null, linesRemoved: null, accepted: null, rejected: null,
+    commits: null, pullRequests: null, creditsUsed: null, vendorCostCents: null,
+  };
+}
+
+const SUMMED = [
+  'uncachedInputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'outputTokens', 'totalTokens', 'sessions',
+  'linesAdded', 'linesRemoved', 'accepted', 'rejected', 'commits', 'pullRequests',
+] as const;
+
+function merge(rows: Map<string, ActorMetricRow>, row: ActorMetricRow): void {
+  const key = JSON.stringify([row.day, row.actor, row.tool, row.model]);
+  const existing = rows.get(key);
+  if (!existing) {
+    rows.set(key, row);
+    return;
+  }
+  for (const field of SUMMED) {
+    const a = existing[field];
+    const b = row[field];
+    existing[field] = a === null ? b : b === null ? a : a + b;
+  }
+  existing.vendorCostCents = addDecimal(existing.vendorCostCents, row.vendorCostCents);
+}
+
+function addDecimal(a: Decimal | null, b: Decimal | null): Decimal | null {
+  return a === null ? b : b === null ? a : a.plus(b);
+}
+
+/** Every page of a report: the same query plus `page=<next_page>` until has_more is false. */
+async function allPages<T>(http: VendorHttp, req: VendorRequest): Promise<T[]> {
+  const items: T[] = [];
+  let page: string | undefined;
+  for (let n = 0; n < MAX_PAGES; n += 1) {
+    const body = await http.exact<Page<T>>({ ...req, query: { ...req.query, page } });
+    if (!body || !Array.isArray(body.data)) throw new VendorError(`${VENDOR} answered ${req.path} without a data list`);
+    items.push(...body.data);
+    if (!body.has_more || !body.next_page) return items;
+    if (body.next_page === page) throw new VendorError(`${VENDOR} answered ${req.path} with the same page cursor twice`);
+    page = body.next_page;
+  }
+  throw new VendorError(`${VENDOR} answered ${req.path} with more than ${MAX_PAGES} pages`);
+}
+
+function assertUsd(currency: string | null | undefined): void {
+  if (currency && currency.toUpperCase() !== 'USD') {
+    throw new VendorError(`${VENDOR} reported an amount in ${currency}; only USD amounts can be stored`);
+  }
+}
+
+function startOfDay(day: string): string {
+  return `${day}T00:00:00Z`;
+}
+
+/** The UTC day a bucket starts on, or null when it falls outside the window (never written). */
+function dayOf(startingAt: string, window: DayWindow): string | null {
+  const ms = Date.parse(startingAt);
+  if (Number.isNaN(ms)) throw new VendorError(`${VENDOR} sent a bucket starting at ${JSON.stringify(startingAt)}`);
+  const day = new Date(ms).toISOString().slice(0, 10);
+  return day >= window.from && day < window.to ? day : null;
+}
+
+function daysOf(window: DayWindow): string[] {
+  const days: string[] = [];
+  for (let ms = Date.parse(startOfDay(window.from)); ms < Date.parse(startOfDay(window.to)); ms += 86_400_000) {
+    days.push(new Date(ms).toISOString().slice(0, 10));
+  }
+  return days;
 }

@@ -1,3 +1,5 @@
+import { parseJson } from '../../../platform/http/json.js';
+import { dec, isDecimal, type Decimal } from '../../../platform/money.js';
 import { VendorError, type VendorClientOptions } from './types.js';
 
 /**
@@ -20,6 +22,12 @@ export type VendorRequest = {
 export type VendorHttp = {
   /** Parsed JSON body of a 2xx answer. */
   request<T = unknown>(req: VendorRequest): Promise<T>;
+  /**
+   * Parsed JSON body of a 2xx answer with exact numbers (platform/http/json.ts): a safe integer
+   * lexeme is a number, every other number lexeme a Decimal, so a vendor's `0.1` dollars never
+   * becomes a float. Read counts with `countOf` and amounts with `exactOf`.
+   */
+  exact<T = unknown>(req: VendorRequest): Promise<T>;
   /** Raw text body of a 2xx answer (NDJSON report files). */
   text(req: VendorRequest & { absoluteUrl?: string }): Promise<string>;
 };
@@ -88,10 +96,36 @@ export function vendorHttp(
         throw new VendorError(`${describe.vendor} answered with a body that is not JSON`, response.status, { cause: err });
       }
     },
+    async exact<T>(req: VendorRequest): Promise<T> {
+      const response = await send(req);
+      const text = await response.text();
+      try {
+        return (text ? parseJson(text) : null) as T;
+      } catch (err) {
+        throw new VendorError(`${describe.vendor} answered with a body that is not JSON`, response.status, { cause: err });
+      }
+    },
     async text(req) {
       return (await send(req)).text();
     },
   };
+}
+
+/** A token or event count from an `exact` body (number, Decimal or numeric string); absent → 0. */
+export function countOf(value: unknown, vendor: string, field: string): bigint {
+  if (value === undefined || value === null) return 0n;
+  const text = isDecimal(value) ? value.toFixed() : typeof value === 'number' || typeof value === 'string' ? String(value).trim() : '';
+  if (!/^-?\d+$/.test(text)) throw new VendorError(`${vendor} sent ${field} = ${JSON.stringify(String(value))}, not a whole number`);
+  return BigInt(text);
+}
+
+/** An amount from an `exact` body (number, Decimal or numeric string), exact; absent → null. */
+export function exactOf(value: unknown, vendor: string, field: string): Decimal | null {
+  if (value === undefined || value === null) return null;
+  if (isDecimal(value)) return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return dec(value);
+  if (typeof value === 'string' && /^\s*-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(value)) return dec(value.trim());
+  throw new VendorError(`${vendor} sent ${field} = ${JSON.stringify(String(value))}, not a number`);
 }
 
 /** Exponential backoff with full jitter: up to 0.5 s, 1 s, 2 s, … capped at 30 s. */

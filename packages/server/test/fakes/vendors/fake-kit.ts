@@ -1,0 +1,87 @@
+import { stringifyJson } from '../../../src/platform/http/json.js';
+import { dec, type Decimal } from '../../../src/platform/money.js';
+import type { FakeRequest, FakeResponse } from './http-fake.js';
+
+/**
+ * Pieces the report-style vendor fakes (Anthropic, OpenAI) share: opaque page cursors, array query
+ * parameters in both spellings, UTC day arithmetic, injected failures and exact JSON answers.
+ * Test code only.
+ */
+
+export const DAY_MS = 86_400_000;
+
+/** A count or amount a test seeds: a number, a bigint or a decimal string. */
+export type Amount = number | bigint | string;
+
+export function decOf(value: Amount | undefined | null): Decimal {
+  if (value === undefined || value === null) return dec(0);
+  return dec(typeof value === 'bigint' ? value.toString() : value);
+}
+
+/** `name[]=v` (bracketed, encoded or not) and bare `name=v`, as vendor-apis.md asks fakes to accept. */
+export function arrayParam(query: URLSearchParams, name: string): string[] {
+  return [...query.getAll(`${name}[]`), ...query.getAll(name)];
+}
+
+/** Opaque cursors: the offset of the next item, wrapped so a client cannot do arithmetic on it. */
+export function pageToken(offset: number): string {
+  return `page_${Buffer.from(`o:${offset}`).toString('base64url')}`;
+}
+
+export function offsetOf(token: string | null): number | null {
+  if (token === null || token === '') return 0;
+  if (!token.startsWith('page_')) return null;
+  const match = /^o:(\d+)$/.exec(Buffer.from(token.slice(5), 'base64url').toString('utf8'));
+  return match ? Number(match[1]) : null;
+}
+
+export function dayOfMs(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export function msOfDay(day: string): number {
+  return Date.parse(`${day}T00:00:00Z`);
+}
+
+export function addDays(day: string, n: number): string {
+  return dayOfMs(msOfDay(day) + n * DAY_MS);
+}
+
+/** JSON with exact number lexemes: Decimal values are written as numbers (`0.1`, never 0.1000000000000000055). */
+export function exactJson(status: number, value: unknown, headers: Record<string, string> = {}): FakeResponse {
+  return { status, text: stringifyJson(value), headers: { 'content-type': 'application/json', ...headers } };
+}
+
+export type Failure = {
+  /** Default 429. Any status works; the fake answers with its vendor's error body for it. */
+  status?: number;
+  /** Sent as the Retry-After header (e.g. '2', or an HTTP date). */
+  retryAfter?: string;
+  /** Only requests to this path count against the failure. Default: every path. */
+  path?: string;
+  message?: string;
+};
+
+/** The failures a test queued with failNext: each matching request consumes one. */
+export class FailureQueue {
+  private items: Array<Failure & { status: number }> = [];
+
+  push(count: number, failure: Failure): void {
+    for (let i = 0; i < count; i += 1) this.items.push({ ...failure, status: failure.status ?? 429 });
+  }
+
+  take(req: FakeRequest): (Failure & { status: number }) | null {
+    const index = this.items.findIndex((f) => f.path === undefined || f.path === req.path);
+    if (index === -1) return null;
+    return this.items.splice(index, 1)[0]!;
+  }
+
+  clear(): void {
+    this.items = [];
+  }
+}
+
+/** Sum of a list of exact values. */
+export function sum(values: Decimal[]): Decimal {
+  return values.reduce((a, b) => a.plus(b), dec(0));
+}
