@@ -4,7 +4,7 @@ import { Money, type Decimal } from '../../platform/money.js';
 import * as catalogRepo from '../catalog/index.js';
 import { settleInvoice } from './invoices.js';
 import { raiseInvoice, type InvoiceLine } from './invoicing.js';
-import { onPeriodPaid, onSubscriptionEnded } from './lifecycle.js';
+import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
 import { computeInitialPeriod } from './periods.js';
 import * as repo from './repo.js';
 
@@ -22,6 +22,8 @@ export type ExternalState = {
   period: { start: Date; end: Date } | null;
   cancelAtPeriodEnd: boolean;
   endedAt: Date | null;
+  /** The plan the outside bills now, when known: a PENDING change to it completes (see applyPlanChange). */
+  planId?: string | null;
 };
 
 export type StartExternalSubscription = {
@@ -68,12 +70,13 @@ export async function startExternalSubscription(tx: Tx, input: StartExternalSubs
  */
 export async function syncExternalSubscription(tx: Tx, subscription: repo.SubscriptionRow, state: ExternalState, now: Date): Promise<repo.SubscriptionRow> {
   if (subscription.ended_at) return subscription;
-  const plan = (await catalogRepo.findPlan(tx, subscription.account_id, subscription.plan_id))!;
   if (state.status === 'ended') {
     const endedAt = state.endedAt ?? now;
     const ended = await repo.updateSubscription(tx, {
       ...subscription,
       is_active: false,
+      // Ended before its period was over (an immediate cancel): the period ends then (contract §6.3).
+      current_period_end: endedAt < subscription.current_period_end && endedAt > subscription.current_period_start ? endedAt : subscription.current_period_end,
       cancel_mode: subscription.cancel_mode ?? 'IMMEDIATE',
       cancel_effective_at: subscription.cancel_effective_at ?? endedAt,
       cancelled_at: subscription.cancelled_at ?? endedAt,
@@ -95,7 +98,7 @@ export async function syncExternalSubscription(tx: Tx, subscription: repo.Subscr
     : subscription.cancel_mode === 'END_OF_PERIOD'
       ? { cancel_mode: null, cancel_effective_at: null, cancelled_at: null }
       : {};
-  const next = await repo.updateSubscription(tx, {
+  let next = await repo.updateSubscription(tx, {
     ...subscription,
     ...cancel,
     is_active: subscription.is_active || state.status === 'active',
@@ -103,8 +106,35 @@ export async function syncExternalSubscription(tx: Tx, subscription: repo.Subscr
     current_period_end: period.end,
     modified_at: now,
   });
+  next = await applyPlanChange(tx, next, state.planId ?? null, { periodStarted: advanced }, now);
+  const plan = (await catalogRepo.findPlan(tx, next.account_id, next.plan_id))!;
   if (activating || (advanced && next.is_active)) await onPeriodPaid(tx, next, plan, period, now);
   return next;
+}
+
+/**
+ * A PENDING plan change the outside has applied (it bills `billedPlanId` now): an UPGRADE swaps at
+ * once (its proration was paid: the outside applies the new price only then) with the credit delta;
+ * a DOWNGRADE swaps when the period it was scheduled for starts, before that period's credits. A
+ * plan the outside bills without a pending change of ours to it (or a stale event) changes nothing.
+ */
+async function applyPlanChange(tx: Tx, subscription: repo.SubscriptionRow, billedPlanId: string | null, when: { periodStarted: boolean }, now: Date) {
+  if (!billedPlanId || billedPlanId === subscription.plan_id || !subscription.is_active) return subscription;
+  const change = await repo.findPendingChange(tx, subscription.account_id, subscription.id);
+  if (!change || change.to_plan_id !== billedPlanId) return subscription;
+  if (change.type === 'DOWNGRADE' && !(when.periodStarted && change.effective_at <= subscription.current_period_start)) return subscription;
+  const from = (await catalogRepo.findPlan(tx, subscription.account_id, subscription.plan_id))!;
+  const to = (await catalogRepo.findPlan(tx, subscription.account_id, change.to_plan_id))!;
+  const swapped = await repo.updateSubscription(tx, { ...subscription, plan_id: to.id, modified_at: now });
+  await repo.setPlanChangeStatus(tx, subscription.account_id, change.id, 'COMPLETED');
+  if (change.type === 'UPGRADE') await onPlanChanged(tx, swapped, from, to, change.id, now);
+  return swapped;
+}
+
+/** A PENDING change the outside refused (it will never apply): FAILED, so it is no longer shown as scheduled. */
+export async function failExternalPlanChange(tx: Tx, accountId: string, changeId: string): Promise<void> {
+  const change = await repo.findPlanChange(tx, accountId, changeId);
+  if (change?.status === 'PENDING') await repo.setPlanChangeStatus(tx, accountId, changeId, 'FAILED');
 }
 
 export type MirrorExternalInvoice = {

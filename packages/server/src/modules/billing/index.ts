@@ -12,15 +12,19 @@ export { billingAdminRoutes, billingClientRoutes } from './routes.js';
 export { subscribeInTransaction, type SubscribeInTransactionInput } from './subscriptions.js';
 export { findFirstDueInvoice, settleInvoice } from './invoices.js';
 export {
+  changeAtProcessor,
   checkSubscribePayment,
   collectInitialPayment,
+  processorDrivesSubscription,
   subscribeThroughProcessor,
+  type ProcessorChange,
   type InitialPaymentOutcome,
   type ProcessorSubscribeOutcome,
   type SubscribePayment,
 } from './payment-slots.js';
 export {
   applyExternalInvoiceStatus,
+  failExternalPlanChange,
   mirrorExternalInvoice,
   startExternalSubscription,
   syncExternalSubscription,

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../platform/context.js';
-import type { Tx } from '../../platform/db/database.js';
+import type { Executor, Tx } from '../../platform/db/database.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { defineExtension } from '../../platform/hooks.js';
 import type { PlanRow } from '../catalog/index.js';
@@ -58,4 +58,31 @@ export const subscribeThroughProcessor = defineExtension(
     _principal: Principal,
     _input: SubscribePayment & { returnBaseUrl: string },
   ): Promise<ProcessorSubscribeOutcome | null> => null,
+);
+
+/** What a processor-driven subscription is asked to do through our API (contract §4.5, §6.3). */
+export type ProcessorChange =
+  | { kind: 'cancel'; mode: 'END_OF_PERIOD' | 'IMMEDIATE' }
+  | { kind: 'undo_cancel' }
+  | { kind: 'plan_change'; changeId: string; changeType: 'UPGRADE' | 'DOWNGRADE'; toPlan: PlanRow }
+  | { kind: 'undo_plan_change'; plan: PlanRow };
+
+/**
+ * Whether the processor drives this subscription (PROCESSOR_INTEGRATION, and the subscription is one
+ * of the processor's). Runs inside billing's transaction, before anything is written.
+ */
+export const processorDrivesSubscription = defineExtension(
+  'billing.processor_drives_subscription',
+  async (_db: Executor, _accountId: string, _subscriptionId: string): Promise<boolean> => false,
+);
+
+/**
+ * Asks the processor for a change to a subscription it drives, after billing's checks committed and
+ * outside any transaction. Our state follows from the processor's answer (applied through
+ * external.ts by the provider) and from its webhooks, whichever comes first. The provider answers
+ * with our copy of an invoice the change raised at the processor (an upgrade's proration), if any.
+ */
+export const changeAtProcessor = defineExtension(
+  'billing.change_at_processor',
+  async (_ctx: AppContext, _accountId: string, _subscriptionId: string, _change: ProcessorChange): Promise<{ invoiceId: string | undefined }> => ({ invoiceId: undefined }),
 );

@@ -111,6 +111,9 @@ export const lockOpenInvoices = (db: Executor, accountId: string, subscriptionId
 export const findPendingChange = (db: Executor, accountId: string, subscriptionId: string) =>
   db.selectFrom('scheduled_plan_changes').selectAll().where('account_id', '=', accountId).where('subscription_id', '=', subscriptionId).where('status', '=', 'PENDING').executeTakeFirst();
 
+export const findPlanChange = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('scheduled_plan_changes').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+
 export const insertPlanChange = (db: Executor, row: PlanChangeRow) => db.insertInto('scheduled_plan_changes').values(row).returningAll().executeTakeFirstOrThrow();
 
 export const setPlanChangeStatus = (db: Executor, accountId: string, id: string, status: PlanChangeRow['status']) =>

@@ -10,7 +10,7 @@ import type { PlanRow } from '../catalog/index.js';
 import { resolveCallerCustomer, type CustomerRow } from '../customers/index.js';
 import { basePriceLine, raiseInvoice } from './invoicing.js';
 import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
-import { checkSubscribePayment, collectInitialPayment, subscribeThroughProcessor } from './payment-slots.js';
+import { changeAtProcessor, checkSubscribePayment, collectInitialPayment, processorDrivesSubscription, subscribeThroughProcessor } from './payment-slots.js';
 import { computeCancellationCredit, computeInitialPeriod, computeUpgradeProration } from './periods.js';
 import * as repo from './repo.js';
 import type { SubscribeRequest } from './schema.js';
@@ -187,12 +187,13 @@ function requireNotEnded(subscription: repo.SubscriptionRow) {
  */
 export async function cancelSubscription(ctx: AppContext, principal: Principal, subscriptionId: string, mode: 'END_OF_PERIOD' | 'IMMEDIATE') {
   const now = ctx.clock.now();
-  await withTransaction(ctx.db, async (tx) => {
+  const elsewhere = await withTransaction(ctx.db, async (tx) => {
     const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
     requireNotEnded(subscription);
+    if (await processorDrivesSubscription.call(tx, principal.accountId, subscription.id)) return true;
     if (mode === 'END_OF_PERIOD') {
       await repo.updateSubscription(tx, { ...subscription, cancel_mode: mode, cancel_effective_at: subscription.current_period_end, cancelled_at: now, modified_at: now });
-      return;
+      return false;
     }
     const plan = (await catalogRepo.findPlan(tx, principal.accountId, subscription.plan_id))!;
     for (const open of await repo.lockOpenInvoices(tx, principal.accountId, subscription.id)) {
@@ -227,17 +228,23 @@ export async function cancelSubscription(ctx: AppContext, principal: Principal, 
       }
     }
     await onSubscriptionEnded(tx, ended, now);
+    return false;
   });
+  // The processor drives it: our state follows from its answer (and its webhooks).
+  if (elsewhere) await changeAtProcessor.call(ctx, principal.accountId, subscriptionId, { kind: 'cancel', mode });
 }
 
 export async function undoScheduledCancellation(ctx: AppContext, principal: Principal, subscriptionId: string) {
   const now = ctx.clock.now();
-  await withTransaction(ctx.db, async (tx) => {
+  const elsewhere = await withTransaction(ctx.db, async (tx) => {
     const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
     if (subscription.ended_at) throw invalid('Subscription is already cancelled');
     if (!subscription.cancel_effective_at) throw invalid('No cancellation is scheduled for this subscription');
+    if (await processorDrivesSubscription.call(tx, principal.accountId, subscription.id)) return true;
     await repo.updateSubscription(tx, { ...subscription, cancel_mode: null, cancel_effective_at: null, cancelled_at: null, modified_at: now });
+    return false;
   });
+  if (elsewhere) await changeAtProcessor.call(ctx, principal.accountId, subscriptionId, { kind: 'undo_cancel' });
 }
 
 /**
@@ -258,6 +265,9 @@ export async function changePlan(ctx: AppContext, principal: Principal, subscrip
     if (to.interval_months !== from.interval_months) throw invalid('Cannot change to a plan with a different intervalMonths');
     if (to.currency !== from.currency) throw invalid('Cannot change to a plan with a different currency');
     await repo.cancelPendingChanges(tx, principal.accountId, subscription.id);
+    // Where the processor drives billing, every change stays PENDING until the processor applies it
+    // (an upgrade once its proration invoice is paid, a downgrade when its period starts: external.ts).
+    const elsewhere = await processorDrivesSubscription.call(tx, principal.accountId, subscription.id);
     const change = await repo.insertPlanChange(tx, {
       id: newId(),
       account_id: principal.accountId,
@@ -265,10 +275,11 @@ export async function changePlan(ctx: AppContext, principal: Principal, subscrip
       type: input.changeType,
       from_plan_id: from.id,
       to_plan_id: to.id,
-      status: input.changeType === 'UPGRADE' ? 'COMPLETED' : 'PENDING',
+      status: input.changeType === 'UPGRADE' && !elsewhere ? 'COMPLETED' : 'PENDING',
       effective_at: input.changeType === 'UPGRADE' ? now : subscription.current_period_end,
       created_at: now,
     });
+    if (elsewhere) return { subscription, invoiceId: undefined, atProcessor: { changeId: change.id, toPlan: to } };
     if (input.changeType === 'DOWNGRADE') return { subscription, invoiceId: undefined };
     const swapped = await repo.updateSubscription(tx, { ...subscription, plan_id: to.id, modified_at: now });
     let invoiceId: string | undefined;
@@ -298,15 +309,33 @@ export async function changePlan(ctx: AppContext, principal: Principal, subscrip
     await onPlanChanged(tx, swapped, from, to, change.id, now);
     return { subscription: swapped, invoiceId };
   });
-  const view = await subscribeResult(ctx, principal.accountId, result.subscription.id, result.invoiceId);
+  let invoiceId = result.invoiceId;
+  if ('atProcessor' in result && result.atProcessor) {
+    const { changeId, toPlan } = result.atProcessor;
+    ({ invoiceId } = await changeAtProcessor.call(ctx, principal.accountId, subscriptionId, { kind: 'plan_change', changeId, changeType: input.changeType, toPlan }));
+  }
+  const view = await subscribeResult(ctx, principal.accountId, result.subscription.id, invoiceId);
   return { subscription: view.subscription, invoice: view.invoice };
 }
 
+/**
+ * Cancels pending changes. Where the processor drives billing, a pending change was already sent to
+ * it (a downgrade's price is in place for the next period): the processor is put back on the current
+ * plan first, then ours is cancelled, so a refusal leaves both as they were.
+ */
 export async function cancelScheduledPlanChange(ctx: AppContext, principal: Principal, subscriptionId: string) {
-  await withTransaction(ctx.db, async (tx) => {
-    await lockCallerSubscription(tx, principal, subscriptionId);
+  const elsewhere = await withTransaction(ctx.db, async (tx) => {
+    const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
+    const pending = await repo.findPendingChange(tx, principal.accountId, subscriptionId);
+    if (pending && (await processorDrivesSubscription.call(tx, principal.accountId, subscriptionId))) {
+      return (await catalogRepo.findPlan(tx, principal.accountId, subscription.plan_id))!;
+    }
     await repo.cancelPendingChanges(tx, principal.accountId, subscriptionId);
+    return null;
   });
+  if (!elsewhere) return;
+  await changeAtProcessor.call(ctx, principal.accountId, subscriptionId, { kind: 'undo_plan_change', plan: elsewhere });
+  await withTransaction(ctx.db, (tx) => repo.cancelPendingChanges(tx, principal.accountId, subscriptionId));
 }
 
 export async function getSubscriptionView(ctx: AppContext, accountId: string, id: string) {

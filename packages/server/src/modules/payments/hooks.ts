@@ -1,6 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Job } from '../../platform/jobs/scheduler.js';
-import { checkSubscribePayment, collectInitialPayment, subscribeThroughProcessor } from '../billing/index.js';
+import { changeAtProcessor, checkSubscribePayment, collectInitialPayment, processorDrivesSubscription, subscribeThroughProcessor } from '../billing/index.js';
+import * as processorChanges from './processor-changes.js';
 import { subscribeThroughProcessor as processorSubscribe } from './processor-subscribe.js';
 import { getAccountSettings } from '../settings/index.js';
 import { usageRecorded, usageRecordedWanted } from '../usage/index.js';
@@ -12,6 +13,8 @@ export function registerHooks(): void {
   checkSubscribePayment.provide(subscribe.checkSubscribePayment);
   collectInitialPayment.provide(subscribe.collectInitialPayment);
   subscribeThroughProcessor.provide(processorSubscribe);
+  processorDrivesSubscription.provide(processorChanges.processorDrivesSubscription);
+  changeAtProcessor.provide(processorChanges.changeAtProcessor);
   usageRecorded.on('payments.meter_outbox', queueMeterEvent);
   // Only processor-driven accounts send usage to meters; the others keep one-statement ingestion.
   usageRecordedWanted.provide(async (db, accountId) => (await getAccountSettings(db, accountId)).stripeMode === 'PROCESSOR_INTEGRATION');

@@ -24,9 +24,18 @@ import * as repo from './repo.js';
 const seconds = (value: number | null | undefined) => (value === null || value === undefined ? null : new Date(value * 1000));
 const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : value?.id ?? null);
 
-/** The processor subscription's state in billing's terms (periods sit on its items since API 2025-03-31). */
+/**
+ * The item that bills the plan's base price: the licensed one (a metered item bills usage). Periods
+ * sit on the items since API 2025-03-31; every item of one subscription shares them.
+ */
+export function licensedItem(subscription: Stripe.Subscription): Stripe.SubscriptionItem | undefined {
+  const items = subscription.items?.data ?? [];
+  return items.find((i) => i.price?.recurring?.usage_type !== 'metered') ?? items[0];
+}
+
+/** The processor subscription's state in billing's terms. */
 export function toExternalState(subscription: Stripe.Subscription): ExternalState {
-  const item = subscription.items?.data?.[0];
+  const item = licensedItem(subscription);
   const start = seconds(item?.current_period_start);
   const end = seconds(item?.current_period_end);
   const status = subscription.status;
@@ -66,10 +75,13 @@ async function lockLink(tx: Tx, accountId: string, processorSubscriptionId: stri
 
 /** customer.subscription.created / updated / deleted, and the subscribe request's own answer. */
 export async function linkProcessorSubscription(tx: Tx, accountId: string, subscription: Stripe.Subscription, now: Date): Promise<void> {
-  const price = subscription.items?.data?.[0]?.price;
-  const link = await lockLink(tx, accountId, subscription.id, subscription.metadata, { customer: idOf(subscription.customer), price: idOf(price) }, now);
+  const price = idOf(licensedItem(subscription)?.price);
+  const link = await lockLink(tx, accountId, subscription.id, subscription.metadata, { customer: idOf(subscription.customer), price }, now);
   if (!link) return;
-  await startExternalSubscription(tx, { id: link.subscription_id, accountId, customerId: link.customer_id, planId: link.plan_id, state: toExternalState(subscription), now });
+  // The plan the processor bills now: a pending plan change to it completes (billing external.ts).
+  const billed = price ? await repo.findPlanByProcessorPrice(tx, accountId, price) : undefined;
+  const state = { ...toExternalState(subscription), planId: billed?.plan_id ?? null };
+  await startExternalSubscription(tx, { id: link.subscription_id, accountId, customerId: link.customer_id, planId: link.plan_id, state, now });
   await completeCheckout(tx, link, now);
 }
 
@@ -143,7 +155,8 @@ export async function applyProcessorInvoice(tx: Tx, accountId: string, invoice: 
   const currency = invoice.currency.toUpperCase();
   const ours = await mirrorExternalInvoice(tx, {
     subscription,
-    type: INVOICE_TYPE_BY_REASON[invoice.billing_reason ?? ''] ?? 'ADJUSTMENT',
+    // A negative invoice (an immediate cancel's prorated credit) is a CREDIT invoice, as ours are (§6.2).
+    type: (invoice.total ?? 0) < 0 ? 'CREDIT' : INVOICE_TYPE_BY_REASON[invoice.billing_reason ?? ''] ?? 'ADJUSTMENT',
     status,
     total: fromMinorUnitInteger(invoice.total ?? invoice.amount_due, currency),
     currency,

@@ -215,3 +215,6 @@ export const markMeterEventFailed = (db: Executor, accountId: string, eventId: s
     .where('account_id', '=', accountId)
     .where('event_id', '=', eventId)
     .execute();
+
+export const findProcessorSubscription = (db: Executor, accountId: string, subscriptionId: string) =>
+  db.selectFrom('processor_subscriptions').selectAll().where('account_id', '=', accountId).where('subscription_id', '=', subscriptionId).executeTakeFirst();

@@ -195,7 +195,26 @@ export class StripeFake {
     if (invoice.status !== 'open') throw new Error(`invoice ${invoiceId} is ${String(invoice.status)}`);
     this.clonePaymentMethod(ns, token, invoice.customer as string);
     this.settleInvoice(ns, invoice);
+    // A pending update (pending_if_incomplete) applies once its invoice is paid.
+    const subscriptionId = (invoice.parent as { subscription_details?: { subscription?: string } } | null)?.subscription_details?.subscription;
+    const subscription = subscriptionId ? ns.objects.get(subscriptionId) : undefined;
+    const pending = subscription?.pending_update as { subscription_items: FormObject[] } | null | undefined;
+    if (subscription && pending && subscription.latest_invoice === invoice.id) {
+      const data = (subscription.items as { data: Record<string, unknown>[] }).data;
+      for (const item of pending.subscription_items) {
+        const existing = data.find((d) => d.id === item.id);
+        if (existing) existing.price = this.require(ns, item.price as string, 'price');
+      }
+      subscription.pending_update = null;
+      this.emit(ns, 'customer.subscription.updated', subscription);
+    }
     return invoice;
+  }
+
+  /** From now on, charges on this payment method behave as `card` (a card that expired or was blocked). */
+  setCard(secretKey: string, paymentMethodId: string, card: Card): void {
+    this.requirePaymentMethod(this.ns(secretKey), paymentMethodId);
+    this.ns(secretKey).cards.set(paymentMethodId, card);
   }
 
   /** Queues an event of any type, as Stripe would send it (tests of handlers for rarer events). */
@@ -377,7 +396,7 @@ export class StripeFake {
         case 'POST subscriptions/:id':
           return [200, this.updateSubscription(ns, id!, body)];
         case 'DELETE subscriptions/:id':
-          return [200, this.cancelSubscription(ns, id!)];
+          return [200, this.cancelSubscription(ns, id!, body)];
         case 'POST invoices':
           return [200, this.createInvoice(ns, body)];
         case 'GET invoices/:id':
@@ -656,25 +675,84 @@ export class StripeFake {
     return { subscription, invoice };
   }
 
+  /**
+   * Cancel at period end (or undo), metadata, and item prices. A price change with
+   * `proration_behavior=always_invoice` invoices the prorated difference for the rest of the period
+   * at once and charges it; with `payment_behavior=pending_if_incomplete` a failed charge leaves the
+   * items as they were (`pending_update` set, the invoice open), as Stripe does. `none` (or
+   * `create_prorations`, not invoiced here) only changes the price for the next period.
+   */
   private updateSubscription(ns: Namespace, id: string, body: FormObject): StripeObject {
     const subscription = this.require(ns, id, 'subscription');
+    if (subscription.status === 'canceled') throw invalidRequest('A canceled subscription can only update its cancellation_details and metadata.');
     if (body.cancel_at_period_end !== undefined) subscription.cancel_at_period_end = body.cancel_at_period_end === 'true';
     if (body.metadata !== undefined) subscription.metadata = { ...(subscription.metadata as object), ...obj(body.metadata) };
     if (Array.isArray(body.items)) {
       const data = (subscription.items as { data: Record<string, unknown>[] }).data;
+      const before = data.map((d) => ({ ...d }));
+      let difference = 0;
       for (const item of body.items as FormObject[]) {
         const existing = data.find((d) => d.id === item.id);
         const price = this.require(ns, required(item, 'price'), 'price');
-        if (existing) existing.price = price;
-        else data.push({ id: newId('si'), object: 'subscription_item', price, quantity: 1, current_period_start: data[0]?.current_period_start, current_period_end: data[0]?.current_period_end });
+        if (existing) {
+          difference += ((price.unit_amount as number | null) ?? 0) - (((existing.price as StripeObject).unit_amount as number | null) ?? 0);
+          existing.price = price;
+        } else data.push({ id: newId('si'), object: 'subscription_item', price, quantity: 1, current_period_start: data[0]?.current_period_start, current_period_end: data[0]?.current_period_end });
+      }
+      if (body.proration_behavior === 'always_invoice' && difference !== 0) {
+        const paid = this.invoiceProration(ns, subscription, difference, 'subscription_update');
+        if (!paid && body.payment_behavior === 'pending_if_incomplete') {
+          (subscription.items as { data: Record<string, unknown>[] }).data = before;
+          subscription.pending_update = { subscription_items: body.items, expires_at: this.created() + 23 * 3600 };
+          return subscription;
+        }
       }
     }
+    subscription.pending_update = null;
     this.emit(ns, 'customer.subscription.updated', subscription);
     return subscription;
   }
 
-  private cancelSubscription(ns: Namespace, id: string): StripeObject {
+  /**
+   * A prorated invoice for `difference` (minor units per period) over the rest of the current
+   * period, finalized and collected (charged to the default method when positive; a credit is
+   * settled at once). Returns whether it was paid.
+   */
+  private invoiceProration(ns: Namespace, subscription: StripeObject, difference: number, reason: string): boolean {
+    const item = (subscription.items as { data: Record<string, unknown>[] }).data[0]!;
+    const start = item.current_period_start as number;
+    const end = item.current_period_end as number;
+    const now = Math.min(Math.max(this.created(), start), end);
+    const amount = Math.round((difference * (end - now)) / Math.max(1, end - start));
+    const currency = (item.price as StripeObject).currency as string;
+    const invoice = this.createObject(ns, 'in', 'invoice', {
+      customer: subscription.customer, status: 'draft', currency, amount_due: Math.max(0, amount), amount_paid: 0, amount_remaining: Math.max(0, amount), total: amount, subtotal: amount,
+      collection_method: 'charge_automatically', hosted_invoice_url: null, metadata: {}, period_start: now, period_end: now, billing_reason: reason, created: this.created(),
+      parent: { type: 'subscription_details', subscription_details: { subscription: subscription.id, metadata: subscription.metadata } },
+      lines: { object: 'list', data: [{ id: newId('il'), object: 'line_item', amount, currency, quantity: 1, description: amount < 0 ? 'Unused time (proration)' : 'Remaining time (proration)', pricing: { price_details: { price: (item.price as StripeObject).id, product: (item.price as StripeObject).product } }, period: { start: now, end } }] },
+    });
+    subscription.latest_invoice = invoice.id;
+    this.emit(ns, 'invoice.created', invoice);
+    Object.assign(invoice, { status: 'open', hosted_invoice_url: `${this.baseUrl}/i/${invoice.id}` });
+    this.emit(ns, 'invoice.finalized', invoice);
+    const pm = subscription.default_payment_method as string | null;
+    if (amount <= 0 || (pm && (ns.cards.get(pm) ?? 'ok') === 'ok')) {
+      this.settleInvoice(ns, invoice);
+      return true;
+    }
+    this.emit(ns, 'invoice.payment_failed', invoice);
+    return false;
+  }
+
+  /** Cancels now; with `prorate` and `invoice_now`, a final invoice credits the unused part of the period. */
+  private cancelSubscription(ns: Namespace, id: string, body: FormObject = {}): StripeObject {
     const subscription = this.require(ns, id, 'subscription');
+    if (subscription.status === 'canceled') throw invalidRequest(`No such subscription: '${id}'`, 'resource_missing', 'id');
+    if (body.prorate === 'true' && body.invoice_now === 'true') {
+      const licensed = (subscription.items as { data: { price: StripeObject }[] }).data.filter((i) => (i.price.recurring as { usage_type?: string } | null)?.usage_type !== 'metered');
+      const price = licensed.reduce((sum, i) => sum + ((i.price.unit_amount as number | null) ?? 0), 0);
+      if (price > 0) this.invoiceProration(ns, subscription, -price, 'subscription_cancel');
+    }
     Object.assign(subscription, { status: 'canceled', canceled_at: this.created(), ended_at: this.created() });
     this.emit(ns, 'customer.subscription.deleted', subscription);
     return subscription;

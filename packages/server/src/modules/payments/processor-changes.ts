@@ -1,0 +1,110 @@
+import Stripe from 'stripe';
+import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/database.js';
+import { withTransaction } from '../../platform/db/transaction.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { failExternalPlanChange, type ProcessorChange } from '../billing/index.js';
+import { getAccountSettings } from '../settings/index.js';
+import { processorKey } from './connection.js';
+import { ensurePlanPrice } from './plan-sync.js';
+import { applyProcessorInvoice, licensedItem, linkProcessorSubscription } from './processor-subscriptions.js';
+import { isCardError, processorMessage, stripeClient } from './processor.js';
+import * as repo from './repo.js';
+
+/**
+ * Cancel and plan change through our API for a subscription the processor drives
+ * (PROCESSOR_INTEGRATION, contract §4.5, §6.3). Billing has checked and committed what it must
+ * (a plan change is recorded PENDING first: its id keys the processor call); here the processor is
+ * asked, outside any transaction, and its answer is applied like its webhooks are (idempotent,
+ * forward only), so whichever of the answer and the webhook comes first sets our state.
+ *
+ * - cancel END_OF_PERIOD / undo: `cancel_at_period_end` true / false;
+ * - cancel IMMEDIATE: the subscription is cancelled with a prorated final invoice (a credit for the
+ *   unused period, as our CREDIT invoice; no money moves);
+ * - UPGRADE: the licensed item moves to the new plan's price, prorated and invoiced now; with
+ *   `pending_if_incomplete` the processor applies it only once that invoice is paid, and then ours swaps;
+ * - DOWNGRADE: the item moves to the new price without proration, so the next period is billed at
+ *   it; ours swaps when that period starts;
+ * - undoing a pending change puts the item back on the current plan's price.
+ */
+
+/** True when the subscription is the processor's (billing's `processorDrivesSubscription` slot). */
+export async function processorDrivesSubscription(db: Executor, accountId: string, subscriptionId: string): Promise<boolean> {
+  if ((await getAccountSettings(db, accountId)).stripeMode !== 'PROCESSOR_INTEGRATION') return false;
+  const link = await repo.findProcessorSubscription(db, accountId, subscriptionId);
+  return Boolean(link?.processor_subscription_id);
+}
+
+export async function changeAtProcessor(ctx: AppContext, accountId: string, subscriptionId: string, change: ProcessorChange): Promise<{ invoiceId: string | undefined }> {
+  const link = await repo.findProcessorSubscription(ctx.db, accountId, subscriptionId);
+  const key = await processorKey(ctx, accountId);
+  if (!link?.processor_subscription_id || !key) throw new AppError('vendor_error', 'Stripe is not connected for this account');
+  const stripe = stripeClient(ctx.config, key);
+  let answer: Stripe.Subscription;
+  try {
+    answer = await requestChange(ctx, stripe, link.processor_subscription_id, change);
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    // A refusal is final; an unknown outcome (5xx, timeout) leaves the change PENDING for the webhook.
+    if (change.kind === 'plan_change' && (err instanceof Stripe.errors.StripeInvalidRequestError || isCardError(err))) {
+      await withTransaction(ctx.db, (tx) => failExternalPlanChange(tx, accountId, change.changeId));
+    }
+    throw new AppError('vendor_error', `Stripe refused the subscription change: ${processorMessage(err)}`, { cause: err });
+  }
+  const invoice = change.kind === 'plan_change' && change.changeType === 'UPGRADE' ? await prorationInvoice(stripe, answer) : undefined;
+  await withTransaction(ctx.db, async (tx) => {
+    const now = ctx.clock.now();
+    await linkProcessorSubscription(tx, accountId, answer, now);
+    if (invoice) await applyProcessorInvoice(tx, accountId, invoice, now);
+  });
+  const mirrored = invoice?.id ? await repo.findMirroredInvoice(ctx.db, accountId, invoice.id) : undefined;
+  return { invoiceId: mirrored?.invoice_id };
+}
+
+async function requestChange(ctx: AppContext, stripe: Stripe, id: string, change: ProcessorChange): Promise<Stripe.Subscription> {
+  switch (change.kind) {
+    case 'cancel':
+      return change.mode === 'IMMEDIATE'
+        ? stripe.subscriptions.cancel(id, { prorate: true, invoice_now: true })
+        : stripe.subscriptions.update(id, { cancel_at_period_end: true });
+    case 'undo_cancel':
+      return stripe.subscriptions.update(id, { cancel_at_period_end: false });
+    case 'plan_change': {
+      const item = await currentItem(stripe, id);
+      const { priceId } = await ensurePlanPrice(ctx, stripe, change.toPlan);
+      const upgrade = change.changeType === 'UPGRADE';
+      return stripe.subscriptions.update(
+        id,
+        {
+          items: [{ id: item, price: priceId }],
+          proration_behavior: upgrade ? 'always_invoice' : 'none',
+          ...(upgrade ? { payment_behavior: 'pending_if_incomplete' as const } : {}),
+        },
+        { idempotencyKey: `tally-plan-change-${change.changeId}` },
+      );
+    }
+    case 'undo_plan_change': {
+      const item = await currentItem(stripe, id);
+      const { priceId } = await ensurePlanPrice(ctx, stripe, change.plan);
+      return stripe.subscriptions.update(id, { items: [{ id: item, price: priceId }], proration_behavior: 'none' });
+    }
+  }
+}
+
+async function currentItem(stripe: Stripe, id: string): Promise<string> {
+  const item = licensedItem(await stripe.subscriptions.retrieve(id));
+  if (!item) throw new AppError('vendor_error', `Stripe subscription ${id} has no item to change`);
+  return item.id;
+}
+
+/** The upgrade's proration invoice, so the answer can show it; a lost answer here is left to the webhook. */
+async function prorationInvoice(stripe: Stripe, subscription: Stripe.Subscription): Promise<Stripe.Invoice | undefined> {
+  const id = typeof subscription.latest_invoice === 'string' ? subscription.latest_invoice : subscription.latest_invoice?.id;
+  if (!id) return undefined;
+  try {
+    const invoice = await stripe.invoices.retrieve(id);
+    return invoice.billing_reason === 'subscription_update' ? invoice : undefined;
+  } catch {
+    return undefined;
+  }
+}
