@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
+import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { decimalInput } from '../../platform/http/decimal-schema.js';
 import { pageQuerySchema } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
@@ -107,8 +108,13 @@ const curated: ToolSpec[] = [
       paymentMethodId: z.string().min(1).max(255).optional().describe("A payment method id; default the customer's saved one"),
       customerReferenceId: optionalRef,
     }),
-    run: ({ ctx, principal }, args) =>
-      billing.subscribe(ctx, principal, { planId: args.planId, paymentMethodId: args.paymentMethodId, customerReferenceId: args.customerReferenceId }),
+    run: ({ ctx, principal, request }, args) =>
+      billing.subscribe(
+        ctx,
+        principal,
+        { planId: args.planId, paymentMethodId: args.paymentMethodId, customerReferenceId: args.customerReferenceId },
+        { returnBaseUrl: publicBaseUrl(ctx.config.publicBaseUrl, request) },
+      ),
   }),
   tool({
     name: 'purchaseCredits',
@@ -216,17 +222,23 @@ const tenant: ToolSpec[] = [
   tool({
     name: 'createSubscription',
     access: 'tenant',
+    // The contract does not star it, but with a saved card the first invoice is charged at once (§8.3: every spending tool confirms).
+    confirm: true,
     changesState: true,
-    description: 'Subscribe a customer to an ACTIVE plan (a paid plan raises a DUE invoice).',
+    description:
+      "Subscribe a customer to an ACTIVE plan. A paid plan raises a DUE invoice, which MAY SPEND MONEY at once: it is charged to the customer's saved card when a payment processor is connected. " +
+      'Needs confirmAction: true after your principal approved it.',
     input: z.object({ customerReferenceId: ref, planId: z.string().min(1).max(255).describe('Plan uuid or plan key') }),
-    run: ({ ctx, principal }, args) => billing.subscribe(ctx, principal, { customerReferenceId: args.customerReferenceId, planId: args.planId }),
+    run: ({ ctx, principal, request }, args) =>
+      billing.subscribe(ctx, principal, { customerReferenceId: args.customerReferenceId, planId: args.planId }, { returnBaseUrl: publicBaseUrl(ctx.config.publicBaseUrl, request) }),
   }),
   tool({
     name: 'cancelSubscription',
     access: 'tenant',
     confirm: true,
     changesState: true,
-    description: 'Cancel a subscription at the period end (default) or immediately. Hard to reverse when immediate: needs confirmAction: true.',
+    description:
+      'Cancel a subscription at the period end (default) or immediately (entitlements end now). Charges nothing and refunds nothing. Hard to reverse: needs confirmAction: true.',
     input: z.object({ subscriptionId: z.uuid(), cancelMode: z.enum(['END_OF_PERIOD', 'IMMEDIATE']).default('END_OF_PERIOD') }),
     run: async ({ ctx, principal }, args) => {
       await billing.cancelSubscription(ctx, principal, args.subscriptionId, args.cancelMode);
@@ -246,7 +258,9 @@ const tenant: ToolSpec[] = [
     name: 'ingestEvent',
     access: 'tenant',
     changesState: true,
-    description: 'Record a usage event for a customer (revenue and credits are computed at ingestion). A repeated eventIdempotencyKey is a conflict. Numbers may be sent as strings.',
+    description:
+      "Record a usage event for a customer. BILLS USAGE: its revenue goes on the customer's next invoice and its credits are drawn from the customer's pools (no card is charged now). " +
+      'A repeated eventIdempotencyKey is a conflict (nothing recorded twice). Numbers may be sent as strings.',
     input: z.object({
       eventIdempotencyKey: z.string().min(1).max(255),
       eventName: usage.EventRequestSchema.shape.eventName,
@@ -256,12 +270,13 @@ const tenant: ToolSpec[] = [
       usageUnits: usage.EventRequestSchema.shape.usageUnits,
       model: z.string().max(128).optional(),
       modelProvider: z.string().max(128).optional(),
+      costUnits: z.union([z.string().max(64), z.number()]).optional().describe('Deprecated and ignored, as on REST: send costAmount'),
       costAmount: usage.EventRequestSchema.shape.costAmount,
       revenueAmount: usage.EventRequestSchema.shape.revenueAmount,
     }),
     run: async ({ ctx, principal }, args) => {
-      const { model, modelProvider, ...event } = args;
-      const { receipt } = await usage.ingestEvent(ctx, principal, { ...event, costInput: { model, modelProvider } }, undefined);
+      const { model, modelProvider, costUnits, ...event } = args;
+      const { receipt } = await usage.ingestEvent(ctx, principal, { ...event, costInput: { model, modelProvider, costUnits } }, undefined);
       return receipt;
     },
   }),
@@ -277,7 +292,9 @@ const tenant: ToolSpec[] = [
     access: 'tenant',
     confirm: true,
     changesState: true,
-    description: 'Mark a DUE or PAST_DUE invoice as paid outside the processor (activates a pending subscription). Hard to reverse: needs confirmAction: true.',
+    description:
+      'Mark a DUE or PAST_DUE invoice as paid outside the processor (activates a pending subscription, restores revoked entitlements, grants plan credits). ' +
+      'Moves no money itself: it records a payment received elsewhere. Hard to reverse: needs confirmAction: true.',
     input: z.object({ invoiceId: z.uuid() }),
     run: ({ ctx, principal }, args) => billing.markInvoicePaid(ctx, principal.accountId, args.invoiceId),
   }),
