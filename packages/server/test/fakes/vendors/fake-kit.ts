@@ -59,7 +59,15 @@ export type Failure = {
   retryAfter?: string;
   /** Only requests to this path count against the failure. Default: every path. */
   path?: string;
+  /** Only requests whose path starts with this count (e.g. every signed report link). */
+  pathPrefix?: string;
   message?: string;
+  /** A raw body instead of the vendor's error JSON (e.g. an HTML page from a reverse proxy). */
+  text?: string;
+  /** A JSON body instead of the vendor's usual error shape (e.g. LiteLLM's FastAPI `{detail}`). */
+  json?: unknown;
+  /** Answer only after this many ms (timeout tests). */
+  delayMs?: number;
 };
 
 /** The failures a test queued with failNext: each matching request consumes one. */
@@ -71,7 +79,9 @@ export class FailureQueue {
   }
 
   take(req: FakeRequest): (Failure & { status: number }) | null {
-    const index = this.items.findIndex((f) => f.path === undefined || f.path === req.path);
+    const index = this.items.findIndex(
+      (f) => (f.path === undefined || f.path === req.path) && (f.pathPrefix === undefined || req.path.startsWith(f.pathPrefix)),
+    );
     if (index === -1) return null;
     return this.items.splice(index, 1)[0]!;
   }
@@ -79,6 +89,27 @@ export class FailureQueue {
   clear(): void {
     this.items = [];
   }
+}
+
+/**
+ * The answer to a queued failure for fakes that honour `text`, `json` and `delayMs` (Cursor, GitHub,
+ * LiteLLM): the raw text or JSON when given, else the vendor's error body for the status.
+ */
+export function failureAnswer(failure: Failure & { status: number }, vendorBody: (status: number, message?: string) => unknown): FakeResponse {
+  const headers: Record<string, string> = failure.retryAfter === undefined ? {} : { 'retry-after': failure.retryAfter };
+  const answer: FakeResponse =
+    failure.text !== undefined
+      ? { status: failure.status, text: failure.text, headers: { 'content-type': 'text/html', ...headers } }
+      : exactJson(failure.status, failure.json ?? vendorBody(failure.status, failure.message), headers);
+  if (failure.delayMs) answer.delayMs = failure.delayMs;
+  return answer;
+}
+
+/** The bearer token of a request, '' when none. */
+export function bearerOf(req: FakeRequest): string {
+  const value = req.headers['authorization'];
+  const text = Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
+  return text.startsWith('Bearer ') ? text.slice('Bearer '.length) : '';
 }
 
 /** Sum of a list of exact values. */
