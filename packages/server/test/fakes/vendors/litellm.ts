@@ -1,0 +1,173 @@
+import { Decimal } from '../../../src/platform/money.js';
+import { addDays, bearerOf, decOf, exactJson, failureAnswer, FailureQueue, type Failure } from './fake-kit.js';
+import { startHttpFake, type FakeRequest, type FakeResponse, type HttpFake } from './http-fake.js';
+
+/**
+ * Loopback fake of a LiteLLM proxy's spend routes (vendor-apis.md §5), for tests only. The fake's
+ * `url` is what a LITELLM connection's scope points at (the client's baseUrl).
+ *
+ * - Auth: `Authorization: Bearer <key>` (or `x-litellm-api-key`); another key → 401 ProxyException
+ *   `{"error":{"message":"Authentication Error, Invalid proxy server token passed. ...","type":"auth_error","param":"None","code":"401"}}`.
+ * - `GET /spend/logs/v2?start_date=&end_date=&page=&page_size=&sort_by=startTime&sort_order=asc|desc`:
+ *   dates `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS` (UTC, both bounds inclusive, a date-only end is the
+ *   end of that day); anything else → 400 `{"error":{"message":"Invalid date format: ..."}}`.
+ *   `page_size` ≤ 1000 and ≤ `pageSize`. `total` is capped at `totalCap` (10,000 like v1.93+),
+ *   `total_is_capped` then true, and pages past `total_pages` keep serving data until it runs out.
+ * - `failNext(n, …)` scripts the next n calls: `{ status: 429, retryAfter: '1' }`, `{ status: 502,
+ *   text: '<html>…' }` (a reverse proxy's page), `{ status: 400, json: { detail: '…' } }` (FastAPI).
+ *
+ * Amounts: `spend` is float dollars on the wire; seed it as a string ('0.1') and the fake writes that
+ * very lexeme. Seeding N days in one line: `fake.seedDays({ from: '2026-09-01', days: 3 })` adds per
+ * day, per user × model, one log at 10:00 UTC: team 'team-platform', key hash 'hash-<user>',
+ * prompt 1200 (of which 200 cache read), completion 300, spend 0.0081 dollars.
+ */
+export const LITELLM_FAKE_KEY = 'sk-master-fake-0000';
+
+export type LiteLlmFakeLog = {
+  request_id: string;
+  /** ISO time, e.g. '2026-09-01T10:00:00.000Z'. */
+  startTime: string;
+  model: string;
+  /** Dollars; a string keeps the lexeme. */
+  spend: number | string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  user?: string | null;
+  team_id?: string | null;
+  api_key?: string;
+  model_group?: string;
+  status?: 'success' | 'failure';
+  metadata?: Record<string, unknown> | string;
+};
+
+export type LiteLlmFake = HttpFake & {
+  key: string;
+  setKey(key: string): void;
+  /** Largest page the fake serves (default 1000). */
+  pageSize: number;
+  /** Where `total` is capped (default 10,000). */
+  totalCap: number;
+  logs: LiteLlmFakeLog[];
+  addLogs(logs: LiteLlmFakeLog[]): void;
+  seedDays(options: { from: string; days: number; users?: string[]; models?: string[] }): { logs: number; spendDollars: Decimal };
+  failNext(count: number, failure: Failure): void;
+  /** Back to the start state (no data, no scripted failures, no recorded requests; the key stays). */
+  reset(): void;
+};
+
+export async function startLiteLlmFake(options: { key?: string } = {}): Promise<LiteLlmFake> {
+  const failures = new FailureQueue();
+  const state = { key: options.key ?? LITELLM_FAKE_KEY, pageSize: 1000, totalCap: 10_000, logs: [] as LiteLlmFakeLog[] };
+
+  const fake = await startHttpFake((req) => {
+    const headerKey = typeof req.headers['x-litellm-api-key'] === 'string' ? req.headers['x-litellm-api-key'].replace(/^Bearer /, '') : '';
+    const key = bearerOf(req) || headerKey;
+    if (key !== state.key) {
+      const shown = key.length > 4 ? `sk-...${key.slice(-4)}` : key;
+      return proxyError(401, 'auth_error', `Authentication Error, Invalid proxy server token passed. Received API Key = ${shown}, Unable to find token in cache or \`LiteLLM_VerificationTokenTable\``);
+    }
+    const failure = failures.take(req);
+    if (failure) return failureAnswer(failure, errorBody);
+    if (req.method === 'GET' && req.path === '/spend/logs/v2') return spendLogs(req, state);
+    return { status: 404, json: { detail: 'Not Found' } };
+  });
+
+  return {
+    ...fake,
+    get key() {
+      return state.key;
+    },
+    setKey(key) {
+      state.key = key;
+    },
+    get pageSize() {
+      return state.pageSize;
+    },
+    set pageSize(size: number) {
+      state.pageSize = size;
+    },
+    get totalCap() {
+      return state.totalCap;
+    },
+    set totalCap(cap: number) {
+      state.totalCap = cap;
+    },
+    get logs() {
+      return state.logs;
+    },
+    addLogs(logs) {
+      state.logs.push(...logs);
+    },
+    seedDays({ from, days, users = ['dana@example.com', 'eli@example.com'], models = ['claude-sonnet-4-5-20250929', 'gpt-5-mini'] }) {
+      let spend = new Decimal(0);
+      for (let d = 0; d < days; d += 1) {
+        const day = addDays(from, d);
+        users.forEach((user, u) => {
+          models.forEach((model, m) => {
+            state.logs.push({
+              request_id: `chatcmpl-${day}-${u}-${m}`, startTime: `${day}T10:0${m % 10}:00.000Z`, model, spend: '0.0081',
+              prompt_tokens: 1200, completion_tokens: 300, user, team_id: 'team-platform', api_key: `hash-${user}`, status: 'success',
+              metadata: { user_api_key_alias: `${user}-laptop`, usage_object: { prompt_tokens: 1200, completion_tokens: 300, cache_read_input_tokens: 200, cache_creation_input_tokens: 0 } },
+            });
+            spend = spend.plus('0.0081');
+          });
+        });
+      }
+      return { logs: days * users.length * models.length, spendDollars: spend };
+    },
+    failNext(count, failure) {
+      failures.push(count, failure);
+    },
+    reset() {
+      state.logs.length = 0;
+      state.pageSize = 1000;
+      state.totalCap = 10_000;
+      failures.clear();
+      fake.requests.length = 0;
+    },
+  };
+}
+
+function proxyError(status: number, type: string, message: string): FakeResponse {
+  return { status, json: { error: { message, type, param: 'None', code: String(status) } } };
+}
+
+function errorBody(status: number, message?: string): unknown {
+  if (status === 429) return { error: { message: message ?? 'Rate limit exceeded for this key. Try again later.', type: 'rate_limit_error', param: 'None', code: '429' } };
+  return { error: { message: message ?? `Internal Server Error (${status})`, type: 'internal_server_error', param: 'None', code: String(status) } };
+}
+
+const DATE = /^(\d{4}-\d{2}-\d{2})( (\d{2}):(\d{2}):(\d{2}))?$/;
+
+/** A LiteLLM date bound → epoch ms; `end` of a date-only value is the end of that day. */
+function boundOf(value: string | null, end: boolean): number | null | undefined {
+  if (value === null) return undefined;
+  const m = DATE.exec(value);
+  if (!m) return null;
+  const at = Date.parse(`${m[1]}T${m[2] ? `${m[3]}:${m[4]}:${m[5]}` : '00:00:00'}Z`);
+  if (Number.isNaN(at)) return null;
+  return end ? at + (m[2] ? 999 : 86_399_999) : at;
+}
+
+function spendLogs(req: FakeRequest, state: { pageSize: number; totalCap: number; logs: LiteLlmFakeLog[] }): FakeResponse {
+  const start = boundOf(req.query.get('start_date'), false);
+  const end = boundOf(req.query.get('end_date'), true);
+  if (start === null || end === null) {
+    const bad = start === null ? req.query.get('start_date') : req.query.get('end_date');
+    return proxyError(400, 'bad_request_error', `Invalid date format: ${bad}. Expected: 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS'`);
+  }
+  const pageSize = Math.min(Math.max(1, Number(req.query.get('page_size') ?? 50) || 50), 1000, state.pageSize);
+  const page = Math.max(1, Number(req.query.get('page') ?? 1) || 1);
+  const desc = req.query.get('sort_order') === 'desc';
+  const matching = state.logs
+    .filter((l) => (start === undefined || Date.parse(l.startTime) >= start) && (end === undefined || Date.parse(l.startTime) <= end))
+    .sort((a, b) => (Date.parse(a.startTime) - Date.parse(b.startTime)) * (desc ? -1 : 1));
+  const total = Math.min(matching.length, state.totalCap);
+  const data = matching.slice((page - 1) * pageSize, page * pageSize).map((l) => ({
+    call_type: 'acompletion', total_tokens: l.prompt_tokens + l.completion_tokens, endTime: l.startTime, custom_llm_provider: 'openai',
+    end_user: null, request_tags: [], status: 'success', api_key: '', user: null, team_id: null, metadata: {},
+    ...l,
+    spend: decOf(l.spend),
+  }));
+  return exactJson(200, { data, total, page, page_size: pageSize, total_pages: Math.ceil(total / pageSize), total_is_capped: matching.length > state.totalCap });
+}
