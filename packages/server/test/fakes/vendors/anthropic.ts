@@ -116,7 +116,7 @@ export type AnthropicFake = HttpFake & {
   clearData(): void;
   /** The next `count` matching calls answer `status` (default 429) with Anthropic's error body and optional Retry-After. */
   failNext(count: number, failure?: Failure): void;
-  /** Stop accepting a key (default: the current one): calls answer 401 `invalid x-api-key`. */
+  /** Stop accepting a key (default: every key): calls answer 401 `invalid x-api-key`. */
   refuseKey(key?: string): void;
   acceptKey(key: string): void;
   setPageSize(size: number | null): void;

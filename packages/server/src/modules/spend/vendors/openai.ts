@@ -1,6 +1,170 @@
-import type { VendorClient, VendorClientOptions } from './types.js';
+import type { Decimal } from '../../../platform/money.js';
+import { countOf, exactOf, vendorHttp, type VendorHttp, type VendorRequest } from './http.js';
+import { VendorError, type CostRow, type DayWindow, type UsageRow, type VendorClient, type VendorClientOptions } from './types.js';
 
-/** OPENAI client (vendor-apis.md). Not built yet: the vendor-clients work fills this in. */
-export function createOpenAiClient(_options: VendorClientOptions): VendorClient {
-  throw new Error('The OPENAI client is not built yet');
+/**
+ * OpenAI Administration API client (vendor-apis.md §2): completions usage in daily buckets grouped by
+ * project, user, API key and model (cached input split out of `input_tokens`), and costs grouped by
+ * project and line item, in dollars → exact cents. Costs carry no model, so `model` is null there.
+ * The project is stored as the workspace and the user as the actor.
+ */
+const VENDOR = 'OpenAI';
+/** Daily buckets per page: the usage endpoint's maximum for bucket_width=1d (costs allow 180). */
+const BUCKETS_PER_PAGE = 31;
+/** A report that keeps answering has_more past this many pages is broken, not long. */
+const MAX_PAGES = 1000;
+
+type Page<T> = { data?: T[]; has_more?: boolean; next_page?: string | null };
+type Bucket<R> = { start_time: unknown; end_time?: unknown; results?: R[] };
+type CompletionsResult = {
+  input_tokens?: unknown;
+  input_cached_tokens?: unknown;
+  input_cache_write_tokens?: unknown;
+  output_tokens?: unknown;
+  num_model_requests?: unknown;
+  project_id?: string | null;
+  user_id?: string | null;
+  api_key_id?: string | null;
+  model?: string | null;
+};
+type CostsResult = {
+  amount?: { value?: unknown; currency?: string | null } | null;
+  line_item?: string | null;
+  project_id?: string | null;
+};
+
+export function createOpenAiClient(options: VendorClientOptions): VendorClient {
+  const http = vendorHttp(options, {
+    vendor: VENDOR,
+    authHeaders: { authorization: `Bearer ${options.adminKey}` },
+    messageOf: openAiMessageOf,
+  });
+  return {
+    provider: 'OPENAI',
+    async probe() {
+      await http.exact({ path: '/v1/organization/projects', query: { limit: 1 } });
+    },
+    async pull(window) {
+      if (window.from >= window.to) return { usage: [], costs: [], actors: [] };
+      const usage = await pullUsage(http, window);
+      const costs = await pullCosts(http, window);
+      return { usage, costs, actors: [] };
+    },
+  };
+}
+
+/** OpenAI's `ErrorResponse` `{error:{message, type, param, code}}` → its message. */
+export function openAiMessageOf(_status: number, body: unknown): string | null {
+  const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
+  return typeof message === 'string' && message.trim() !== '' ? message : null;
+}
+
+async function pullUsage(http: VendorHttp, window: DayWindow): Promise<UsageRow[]> {
+  const buckets = await allPages<Bucket<CompletionsResult>>(http, {
+    path: '/v1/organization/usage/completions',
+    query: {
+      start_time: unixOf(window.from),
+      end_time: unixOf(window.to),
+      bucket_width: '1d',
+      group_by: ['project_id', 'user_id', 'api_key_id', 'model'],
+      limit: BUCKETS_PER_PAGE,
+    },
+  });
+  const rows: UsageRow[] = [];
+  for (const bucket of buckets) {
+    const day = dayOf(bucket.start_time, window);
+    if (day === null) continue;
+    for (const r of bucket.results ?? []) {
+      const input = countOf(r.input_tokens, VENDOR, 'input_tokens');
+      const cached = countOf(r.input_cached_tokens, VENDOR, 'input_cached_tokens');
+      const cacheWrite = countOf(r.input_cache_write_tokens, VENDOR, 'input_cache_write_tokens');
+      // input_tokens counts every input token, cached and cache-written included (§2.2).
+      const uncached = input - cached - cacheWrite;
+      if (uncached < 0n) throw new VendorError(`${VENDOR} reported more cached than total input tokens (${cached + cacheWrite} > ${input})`);
+      rows.push({
+        day,
+        model: r.model ?? '',
+        workspaceId: r.project_id ?? '',
+        apiKeyId: r.api_key_id ?? '',
+        actor: r.user_id ?? '',
+        serviceTier: '',
+        uncachedInputTokens: uncached,
+        cacheReadTokens: cached,
+        cacheWrite5mTokens: cacheWrite,
+        cacheWrite1hTokens: 0n,
+        outputTokens: countOf(r.output_tokens, VENDOR, 'output_tokens'),
+        requests: countOf(r.num_model_requests, VENDOR, 'num_model_requests'),
+        vendorCostCents: null,
+      });
+    }
+  }
+  return rows;
+}
+
+async function pullCosts(http: VendorHttp, window: DayWindow): Promise<CostRow[]> {
+  const buckets = await allPages<Bucket<CostsResult>>(http, {
+    path: '/v1/organization/costs',
+    query: {
+      start_time: unixOf(window.from),
+      end_time: unixOf(window.to),
+      bucket_width: '1d',
+      group_by: ['project_id', 'line_item'],
+      limit: BUCKETS_PER_PAGE,
+    },
+  });
+  const rows: CostRow[] = [];
+  for (const bucket of buckets) {
+    const day = dayOf(bucket.start_time, window);
+    if (day === null) continue;
+    for (const r of bucket.results ?? []) {
+      const currency = r.amount?.currency;
+      if (currency && currency.toLowerCase() !== 'usd') {
+        throw new VendorError(`${VENDOR} reported an amount in ${currency}; only USD amounts can be stored`);
+      }
+      const dollars = exactOf(r.amount?.value, VENDOR, 'amount.value');
+      if (dollars === null) throw new VendorError(`${VENDOR} sent a cost line without an amount`);
+      rows.push({
+        day,
+        workspaceId: r.project_id ?? '',
+        model: null,
+        description: r.line_item ?? '',
+        costType: null,
+        amountCents: centsOfDollars(dollars),
+      });
+    }
+  }
+  return rows;
+}
+
+/** Dollars → cents, exact (no rounding: cents may be fractional). */
+function centsOfDollars(dollars: Decimal): Decimal {
+  return dollars.times(100);
+}
+
+/** Every page: the same query plus `page=<next_page>` until has_more is false (or next_page empty). */
+async function allPages<T>(http: VendorHttp, req: VendorRequest): Promise<T[]> {
+  const items: T[] = [];
+  let page: string | undefined;
+  for (let n = 0; n < MAX_PAGES; n += 1) {
+    const body = await http.exact<Page<T>>({ ...req, query: { ...req.query, page } });
+    if (!body || !Array.isArray(body.data)) throw new VendorError(`${VENDOR} answered ${req.path} without a data list`);
+    items.push(...body.data);
+    if (!body.has_more || !body.next_page) return items;
+    if (body.next_page === page) throw new VendorError(`${VENDOR} answered ${req.path} with the same page cursor twice`);
+    page = body.next_page;
+  }
+  throw new VendorError(`${VENDOR} answered ${req.path} with more than ${MAX_PAGES} pages`);
+}
+
+function unixOf(day: string): number {
+  return Date.parse(`${day}T00:00:00Z`) / 1000;
+}
+
+/** The UTC day a bucket starts on (Unix seconds), or null when it falls outside the window. */
+function dayOf(startTime: unknown, window: DayWindow): string | null {
+  const seconds = Number(countOf(startTime, VENDOR, 'bucket start_time'));
+  const date = new Date(seconds * 1000);
+  if (Number.isNaN(date.getTime())) throw new VendorError(`${VENDOR} sent a bucket starting at ${seconds}`);
+  const day = date.toISOString().slice(0, 10);
+  return day >= window.from && day < window.to ? day : null;
 }
