@@ -173,6 +173,38 @@ describe(`spend invoice import (contract §7.8, ${backend})`, () => {
     await refused(op, await op.send('', { 'content-type': 'multipart/form-data; boundary=b' }), /^Validation failed: /);
   });
 
+  test('when multipart bodies are malformed in other ways then each answers a 4xx envelope, never a 5xx', async () => {
+    const op = await operator();
+    const crlf = (text: string) => text.replace(/\n/g, '\r\n');
+    const part = (name: string, value: string, extra = '') => `--B\nContent-Disposition: form-data; name="${name}"${extra}\n\n${value}\n`;
+    const cases: [string, string, string, number, RegExp][] = [
+      ['reserved part name', part('__proto__', 'x') + '--B--\n', 'multipart/form-data; boundary=B', 400, /^Malformed multipart\/form-data body: a part name is reserved/],
+      ['JSON part that does not parse', part('provider', '{bad', '\nContent-Type: application/json') + '--B--\n', 'multipart/form-data; boundary=B', 400, /^Malformed multipart\/form-data body/],
+      ['part without Content-Disposition', '--B\nContent-Type: text/plain\n\nabc\n--B--\n', 'multipart/form-data; boundary=B', 400, /^Validation failed: provider/],
+      ['50 parts', Array.from({ length: 50 }, (_, i) => part(`f${i}`, 'v')).join('') + '--B--\n', 'multipart/form-data; boundary=B', 413, /^At most 20 form parts$/],
+      ['binary garbage', '\u0000\u0001\u0002', 'multipart/form-data; boundary=B', 400, /^Malformed multipart\/form-data body/],
+      ['multipart/mixed', part('provider', 'OPENAI') + '--B--\n', 'multipart/mixed; boundary=B', 415, /multipart\/form-data/],
+    ];
+    for (const [label, body, type, status, message] of cases) {
+      const res = await op.send(crlf(body), { 'content-type': type });
+      assert.equal(res.status, status, `${label}: ${res.text}`);
+      assert.match(res.body.error.message, message, label);
+      assert.equal(typeof res.body.error.requestId, 'string');
+    }
+    const named = crlf(part('provider', 'OPENAI') + part('periodStart', '2026-08-01') + part('periodEnd', '2026-08-01') +
+      '--B\nContent-Disposition: form-data; name="file"; filename="../../etc/a\u0007b.csv"\n\ndescription,amount\nx,1\n--B--\n');
+    const res = await op.send(named, { 'content-type': 'multipart/form-data; boundary=B' });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.importedFrom, 'ab.csv', 'the file name is kept without directories or control characters');
+  });
+
+  test('when another route gets a multipart body then it still answers 415: multipart is parsed by the invoice routes only', async () => {
+    const op = await operator();
+    const res = await fetch(`${svc.baseUrl}/api/v1/monetization/features`, { method: 'POST', headers: { authorization: `Bearer ${op.account.token}` }, body: form() });
+    assert.equal(res.status, 415);
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'unsupported_media_type');
+  });
+
   test('when invoices are listed then latest period comes first, then import order, and only the account\'s own', async () => {
     const op = await operator();
     const other = await operator();
