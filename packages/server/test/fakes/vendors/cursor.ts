@@ -1,5 +1,5 @@
 import { Decimal } from '../../../src/platform/money.js';
-import { addDays, decOf, exactJson, failureAnswer, FailureQueue, msOfDay, type Failure } from './fake-kit.js';
+import { addDays, decOf, exactJson, failureAnswer, FailureQueue, msOfDay, timeIndex, type Failure } from './fake-kit.js';
 import { startHttpFake, type FakeRequest, type FakeResponse, type HttpFake } from './http-fake.js';
 
 /**
@@ -78,6 +78,7 @@ type StartOptions = { key?: string; pageSize?: number };
 
 export async function startCursorFake(options: StartOptions = {}): Promise<CursorFake> {
   const failures = new FailureQueue();
+  const byTime = timeIndex((e: CursorFakeEvent) => Number(e.timestamp));
   const servedCount = new Map<string, number>();
   const state = {
     key: options.key ?? CURSOR_FAKE_KEY,
@@ -94,7 +95,7 @@ export async function startCursorFake(options: StartOptions = {}): Promise<Curso
     if (failure) return failureAnswer(failure, errorBody);
     servedCount.set(req.path, (servedCount.get(req.path) ?? 0) + 1);
     if (req.method === 'GET' && req.path === '/teams/members') return members(state.events, state.daily);
-    if (req.method === 'POST' && req.path === '/teams/filtered-usage-events') return usageEvents(req, state.events, state.pageSize || 1000);
+    if (req.method === 'POST' && req.path === '/teams/filtered-usage-events') return usageEvents(req, (from, to) => byTime.slice(state.events, from, to), state.pageSize || 1000);
     if (req.method === 'POST' && req.path === '/teams/daily-usage-data') return dailyUsage(req, state.daily, state.pageSize || 500);
     return { status: 404, json: { error: 'Not Found', message: 'Resource not found' } };
   });
@@ -120,20 +121,24 @@ export async function startCursorFake(options: StartOptions = {}): Promise<Curso
       return state.daily;
     },
     addEvents(events) {
+      byTime.invalidate();
       state.events.push(...events);
     },
     addDaily(rows) {
       state.daily.push(...rows);
     },
     seedDays({ from, days, users = ['dana@example.com', 'eli@example.com'], models = ['claude-4.5-sonnet', 'gpt-5'] }) {
+      byTime.invalidate();
       let charged = new Decimal(0);
       let count = 0;
+      const perDay = users.length * models.length;
       for (let d = 0; d < days; d += 1) {
         const day = addDays(from, d);
         users.forEach((email, u) => {
           models.forEach((model, m) => {
             state.events.push({
-              timestamp: String(msOfDay(day) + 36_000_000 + (u * models.length + m) * 60_000),
+              // Spread over the day, never past its end.
+              timestamp: String(msOfDay(day) + Math.floor(((u * models.length + m) * 86_400_000) / perDay)),
               userEmail: email, model, kind: 'Usage-based', maxMode: false, requestsCosts: 1, isTokenBasedCall: true,
               tokenUsage: { inputTokens: 1200, outputTokens: 800, cacheWriteTokens: 5000, cacheReadTokens: 20000, totalCents: '3.735' },
               chargedCents: '3.9', cursorTokenFee: '0.165',
@@ -157,6 +162,7 @@ export async function startCursorFake(options: StartOptions = {}): Promise<Curso
     },
     reset() {
       state.events.length = 0;
+      byTime.invalidate();
       state.daily.length = 0;
       state.pageSize = options.pageSize ?? 0;
       failures.clear();
@@ -193,13 +199,11 @@ function paging(req: FakeRequest, max: number, defaultSize: number): { page: num
   return { page, pageSize: Math.min(asked, max) };
 }
 
-function usageEvents(req: FakeRequest, events: CursorFakeEvent[], maxPageSize: number): FakeResponse {
+function usageEvents(req: FakeRequest, eventsIn: (from: number, to: number) => CursorFakeEvent[], maxPageSize: number): FakeResponse {
   const range = rangeOf(req, false);
   if (range.refusal) return range.refusal;
   const { page, pageSize } = paging(req, Math.min(maxPageSize, 1000), 100);
-  const matching = events
-    .filter((e) => Number(e.timestamp) >= range.start && Number(e.timestamp) <= range.end)
-    .sort((a, b) => Number(b.timestamp) - Number(a.timestamp));
+  const matching = eventsIn(range.start, range.end).reverse();
   const numPages = Math.max(1, Math.ceil(matching.length / pageSize));
   const slice = matching.slice((page - 1) * pageSize, page * pageSize).map((e) => ({
     isChargeable: true, isHeadless: false, kind: 'Usage-based', maxMode: false, requestsCosts: 1, isTokenBasedCall: Boolean(e.tokenUsage),

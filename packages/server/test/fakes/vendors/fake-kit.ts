@@ -112,6 +112,40 @@ export function bearerOf(req: FakeRequest): string {
   return text.startsWith('Bearer ') ? text.slice('Bearer '.length) : '';
 }
 
+/**
+ * A time index over a fake's seeded list: items in time order and the slice of [from, to] (both
+ * inclusive, epoch ms) found by binary search, so a fake seeded with 100,000 rows answers each page
+ * without re-sorting. Rebuilt after `invalidate()` (the fake's add, seed and reset helpers call it)
+ * and whenever the list's length changes.
+ */
+export function timeIndex<T>(timeOf: (item: T) => number): { slice(list: T[], from: number, to: number): T[]; invalidate(): void } {
+  let cache: { length: number; at: number[]; items: T[] } | null = null;
+  const slice = (list: T[], from: number, to: number): T[] => {
+    if (!cache || cache.length !== list.length) {
+      const sorted = list.map((item) => ({ at: timeOf(item), item })).sort((a, b) => a.at - b.at);
+      cache = { length: list.length, at: sorted.map((e) => e.at), items: sorted.map((e) => e.item) };
+    }
+    const { at, items } = cache;
+    const lowerBound = (value: number, strict: boolean) => {
+      let lo = 0;
+      let hi = at.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (strict ? at[mid]! <= value : at[mid]! < value) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    return items.slice(lowerBound(from, false), lowerBound(to, true));
+  };
+  return {
+    slice,
+    invalidate() {
+      cache = null;
+    },
+  };
+}
+
 /** Sum of a list of exact values. */
 export function sum(values: Decimal[]): Decimal {
   return values.reduce((a, b) => a.plus(b), dec(0));

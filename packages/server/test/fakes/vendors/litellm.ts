@@ -1,5 +1,5 @@
 import { Decimal } from '../../../src/platform/money.js';
-import { addDays, bearerOf, decOf, exactJson, failureAnswer, FailureQueue, type Failure } from './fake-kit.js';
+import { addDays, bearerOf, decOf, exactJson, failureAnswer, FailureQueue, timeIndex, type Failure } from './fake-kit.js';
 import { startHttpFake, type FakeRequest, type FakeResponse, type HttpFake } from './http-fake.js';
 
 /**
@@ -57,6 +57,7 @@ export type LiteLlmFake = HttpFake & {
 
 export async function startLiteLlmFake(options: { key?: string } = {}): Promise<LiteLlmFake> {
   const failures = new FailureQueue();
+  const byTime = timeIndex((l: LiteLlmFakeLog) => Date.parse(l.startTime));
   const state = { key: options.key ?? LITELLM_FAKE_KEY, pageSize: 1000, totalCap: 10_000, logs: [] as LiteLlmFakeLog[] };
 
   const fake = await startHttpFake((req) => {
@@ -68,7 +69,7 @@ export async function startLiteLlmFake(options: { key?: string } = {}): Promise<
     }
     const failure = failures.take(req);
     if (failure) return failureAnswer(failure, errorBody);
-    if (req.method === 'GET' && req.path === '/spend/logs/v2') return spendLogs(req, state);
+    if (req.method === 'GET' && req.path === '/spend/logs/v2') return spendLogs(req, state, (from, to) => byTime.slice(state.logs, from, to));
     return { status: 404, json: { detail: 'Not Found' } };
   });
 
@@ -96,9 +97,11 @@ export async function startLiteLlmFake(options: { key?: string } = {}): Promise<
       return state.logs;
     },
     addLogs(logs) {
+      byTime.invalidate();
       state.logs.push(...logs);
     },
     seedDays({ from, days, users = ['dana@example.com', 'eli@example.com'], models = ['claude-sonnet-4-5-20250929', 'gpt-5-mini'] }) {
+      byTime.invalidate();
       let spend = new Decimal(0);
       for (let d = 0; d < days; d += 1) {
         const day = addDays(from, d);
@@ -120,6 +123,7 @@ export async function startLiteLlmFake(options: { key?: string } = {}): Promise<
     },
     reset() {
       state.logs.length = 0;
+      byTime.invalidate();
       state.pageSize = 1000;
       state.totalCap = 10_000;
       failures.clear();
@@ -149,7 +153,7 @@ function boundOf(value: string | null, end: boolean): number | null | undefined 
   return end ? at + (m[2] ? 999 : 86_399_999) : at;
 }
 
-function spendLogs(req: FakeRequest, state: { pageSize: number; totalCap: number; logs: LiteLlmFakeLog[] }): FakeResponse {
+function spendLogs(req: FakeRequest, state: { pageSize: number; totalCap: number }, logsIn: (from: number, to: number) => LiteLlmFakeLog[]): FakeResponse {
   const start = boundOf(req.query.get('start_date'), false);
   const end = boundOf(req.query.get('end_date'), true);
   if (start === null || end === null) {
@@ -159,9 +163,8 @@ function spendLogs(req: FakeRequest, state: { pageSize: number; totalCap: number
   const pageSize = Math.min(Math.max(1, Number(req.query.get('page_size') ?? 50) || 50), 1000, state.pageSize);
   const page = Math.max(1, Number(req.query.get('page') ?? 1) || 1);
   const desc = req.query.get('sort_order') === 'desc';
-  const matching = state.logs
-    .filter((l) => (start === undefined || Date.parse(l.startTime) >= start) && (end === undefined || Date.parse(l.startTime) <= end))
-    .sort((a, b) => (Date.parse(a.startTime) - Date.parse(b.startTime)) * (desc ? -1 : 1));
+  const inRange = logsIn(start ?? -Infinity, end ?? Infinity);
+  const matching = desc ? inRange.reverse() : inRange;
   const total = Math.min(matching.length, state.totalCap);
   const data = matching.slice((page - 1) * pageSize, page * pageSize).map((l) => ({
     call_type: 'acompletion', total_tokens: l.prompt_tokens + l.completion_tokens, endTime: l.startTime, custom_llm_provider: 'openai',
