@@ -3,7 +3,7 @@
  * Other modules and app.ts import only from here; everything else under catalog/ is private.
  */
 export { planCreditAllocations } from './extensions.js';
-export { findFeatureByKey, findPlan, findPlanByKey, findRule, listActivePlans, listRulesOfPlans, type FeatureRow, type PlanRow, type RuleRow } from './repo.js';
+export { findFeature, findFeatureByKey, findPlan, findPlanByKey, findRule, listActivePlans, listRulesOfPlans, type FeatureRow, type PlanRow, type RuleRow } from './repo.js';
 export {
   computeCost,
   computeGraduatedCost,

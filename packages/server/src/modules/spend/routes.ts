@@ -4,10 +4,11 @@ import { connectionRoutes } from './connections-routes.js';
 import { invoiceRoutes } from './invoices-routes.js';
 import { reportRoutes } from './reports-routes.js';
 import { spendSettingsRoutes } from './settings-routes.js';
+import { unitRoutes } from './units-routes.js';
 
 /** Every route of the spend module (Admin API, JWT, /api/v1/spend/**; contract §7). */
 export function spendRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    for (const routes of [connectionRoutes, spendSettingsRoutes, reportRoutes, invoiceRoutes]) await app.register(routes(ctx));
+    for (const routes of [connectionRoutes, spendSettingsRoutes, reportRoutes, invoiceRoutes, unitRoutes]) await app.register(routes(ctx));
   };
 }

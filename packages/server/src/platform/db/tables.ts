@@ -646,6 +646,33 @@ export interface SpendSettingsTable {
   modified_at: Date;
 }
 
+export type SpendUnitType = 'TEAM' | 'PROJECT' | 'PERSON';
+export type SpendMatchKind = 'WORKSPACE_ID' | 'API_KEY_ID' | 'ACTOR';
+
+export interface SpendUnitsTable {
+  id: string;
+  account_id: string;
+  type: SpendUnitType;
+  name: string;
+  email: string | null;
+  github_login: string | null;
+  parent_id: string | null;
+  feature_id: string | null;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface SpendRulesTable {
+  id: string;
+  account_id: string;
+  spend_unit_id: string;
+  provider: SpendProvider;
+  match_kind: SpendMatchKind;
+  match_value: string;
+  priority: number;
+  created_at: Date;
+}
+
 export interface DB {
   credit_models: CreditModelsTable;
   plan_credit_allocations: PlanCreditAllocationsTable;
@@ -685,6 +712,8 @@ export interface DB {
   spend_invoices: SpendInvoicesTable;
   spend_invoice_lines: SpendInvoiceLinesTable;
   spend_settings: SpendSettingsTable;
+  spend_units: SpendUnitsTable;
+  spend_rules: SpendRulesTable;
   account_settings: AccountSettingsTable;
   account_audit_log: AccountAuditLogTable;
   agent_signups: AgentSignupsTable;

@@ -1,0 +1,36 @@
+-- Internal AI spend, part 2 (contract §7.4): spend units (TEAM / PROJECT / PERSON, nested) and the
+-- attribution rules that assign usage to them at report time (so editing a rule re-allocates history).
+
+create table spend_units (
+  id uuid primary key,
+  account_id uuid not null references accounts (id),
+  type text not null check (type in ('TEAM', 'PROJECT', 'PERSON')),
+  name text not null,
+  email text,
+  github_login text,
+  parent_id uuid,
+  -- PROJECT only: the monetization feature it builds (feature P&L). A deleted feature unlinks it.
+  feature_id uuid,
+  created_at timestamptz not null,
+  modified_at timestamptz not null,
+  unique (account_id, id),
+  foreign key (account_id, parent_id) references spend_units (account_id, id),
+  foreign key (account_id, feature_id) references features (account_id, id) on delete set null (feature_id)
+);
+create index spend_units_parent_idx on spend_units (account_id, parent_id);
+
+create table spend_rules (
+  id uuid primary key,
+  account_id uuid not null references accounts (id),
+  spend_unit_id uuid not null,
+  provider text not null check (provider in ('ANTHROPIC', 'OPENAI', 'CURSOR', 'COPILOT', 'LITELLM')),
+  match_kind text not null check (match_kind in ('WORKSPACE_ID', 'API_KEY_ID', 'ACTOR')),
+  match_value text not null,
+  priority integer not null,
+  created_at timestamptz not null,
+  unique (account_id, id),
+  unique (account_id, spend_unit_id, provider, match_kind, match_value),
+  foreign key (account_id, spend_unit_id) references spend_units (account_id, id) on delete cascade
+);
+-- Report-time matching walks rules by priority, then creation.
+create index spend_rules_order_idx on spend_rules (account_id, priority, created_at, id);
