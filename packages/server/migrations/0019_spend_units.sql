@@ -34,3 +34,26 @@ create table spend_rules (
 );
 -- Report-time matching walks rules by priority, then creation.
 create index spend_rules_order_idx on spend_rules (account_id, priority, created_at, id);
+
+-- A unit's budget (contract §7.5): daily and monthly ceilings in cents (null = none), the alert
+-- threshold in percent, ALERT or BLOCK for the monthly ceiling, a temporary bump of the monthly
+-- ceiling, and the state of gateway enforcement (LiteLLM max_budget) for BLOCK budgets.
+create table spend_budgets (
+  account_id uuid not null,
+  spend_unit_id uuid not null,
+  daily_cents numeric(30, 10),
+  monthly_cents numeric(30, 10),
+  alert_threshold integer not null check (alert_threshold between 1 and 100),
+  monthly_mode text not null check (monthly_mode in ('ALERT', 'BLOCK')),
+  bump_monthly_cents numeric(30, 10),
+  bump_expires_at timestamptz,
+  bump_reason text,
+  enforcement_target text,
+  enforced_at timestamptz,
+  enforcement_error text,
+  created_at timestamptz not null,
+  modified_at timestamptz not null,
+  primary key (account_id, spend_unit_id),
+  foreign key (account_id, spend_unit_id) references spend_units (account_id, id) on delete cascade,
+  check (daily_cents is not null or monthly_cents is not null)
+);

@@ -673,6 +673,25 @@ export interface SpendRulesTable {
   created_at: Date;
 }
 
+export type SpendMonthlyMode = 'ALERT' | 'BLOCK';
+
+export interface SpendBudgetsTable {
+  account_id: string;
+  spend_unit_id: string;
+  daily_cents: Numeric | null;
+  monthly_cents: Numeric | null;
+  alert_threshold: number;
+  monthly_mode: SpendMonthlyMode;
+  bump_monthly_cents: Numeric | null;
+  bump_expires_at: Date | null;
+  bump_reason: string | null;
+  enforcement_target: string | null;
+  enforced_at: Date | null;
+  enforcement_error: string | null;
+  created_at: Date;
+  modified_at: Date;
+}
+
 export interface DB {
   credit_models: CreditModelsTable;
   plan_credit_allocations: PlanCreditAllocationsTable;
@@ -714,6 +733,7 @@ export interface DB {
   spend_settings: SpendSettingsTable;
   spend_units: SpendUnitsTable;
   spend_rules: SpendRulesTable;
+  spend_budgets: SpendBudgetsTable;
   account_settings: AccountSettingsTable;
   account_audit_log: AccountAuditLogTable;
   agent_signups: AgentSignupsTable;
