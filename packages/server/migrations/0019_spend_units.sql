@@ -28,12 +28,14 @@ create table spend_rules (
   match_value text not null,
   priority integer not null,
   created_at timestamptz not null,
+  -- Creation order, exact even for rules created in the same millisecond ("then creation", §7.4).
+  created_seq bigint generated always as identity,
   unique (account_id, id),
   unique (account_id, spend_unit_id, provider, match_kind, match_value),
   foreign key (account_id, spend_unit_id) references spend_units (account_id, id) on delete cascade
 );
 -- Report-time matching walks rules by priority, then creation.
-create index spend_rules_order_idx on spend_rules (account_id, priority, created_at, id);
+create index spend_rules_order_idx on spend_rules (account_id, priority, created_seq);
 
 -- A unit's budget (contract §7.5): daily and monthly ceilings in cents (null = none), the alert
 -- threshold in percent, ALERT or BLOCK for the monthly ceiling, a temporary bump of the monthly

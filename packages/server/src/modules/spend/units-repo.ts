@@ -50,7 +50,7 @@ export async function deleteUnit(db: Executor, unit: UnitRow, now: Date): Promis
 
 /** Rules in matching order: priority ascending, then creation. */
 export function listRules(db: Executor, accountId: string): Promise<RuleRow[]> {
-  return db.selectFrom('spend_rules').selectAll().where('account_id', '=', accountId).orderBy('priority').orderBy('created_at').orderBy('id').execute();
+  return db.selectFrom('spend_rules').selectAll().where('account_id', '=', accountId).orderBy('priority').orderBy('created_seq').execute();
 }
 
 /** Inserts the rule; undefined when the same (unit, provider, kind, value) exists. */

@@ -671,6 +671,7 @@ export interface SpendRulesTable {
   match_value: string;
   priority: number;
   created_at: Date;
+  created_seq: Generated<string>;
 }
 
 export type SpendMonthlyMode = 'ALERT' | 'BLOCK';
