@@ -22,7 +22,14 @@ export const InvoiceFormSchema = z
     provider: z.enum(PROVIDERS),
     periodStart: date('First day the invoice covers (inclusive)'),
     periodEnd: date('Last day the invoice covers (inclusive); not before periodStart'),
-    currency: z.enum(CURRENCY_CODES as [string, ...string[]], { error: 'must be an ISO 4217 code such as USD' }).default('USD'),
+    // Trimmed and upper-cased first, as account settings read currencies ("usd" → "USD").
+    currency: z
+      .preprocess(
+        (v) => (typeof v === 'string' ? v.trim().toUpperCase() : v),
+        z.enum(CURRENCY_CODES as [string, ...string[]], { error: 'must be an ISO 4217 code such as USD' }),
+      )
+      .default('USD')
+      .meta({ type: 'string', enum: [...CURRENCY_CODES], description: 'ISO 4217 code, case-insensitive; default USD' }),
     file: z
       .custom<Buffer>((v) => Buffer.isBuffer(v), { error: 'must be a file part holding the CSV' })
       .meta({

@@ -89,8 +89,9 @@ describe(`spend invoice import (contract §7.8, ${backend})`, () => {
     const usd = await op.upload({ currency: undefined });
     assert.equal(usd.status, 201, usd.text);
     assert.equal(usd.body.data.currency, 'USD');
-    const yen = await op.upload({ currency: 'JPY', csv: 'description,amount\nTokens,1500\n' });
+    const yen = await op.upload({ currency: ' jpy ', csv: 'description,amount\nTokens,1500\n' });
     assert.equal(yen.status, 201, yen.text);
+    assert.equal(yen.body.data.currency, 'JPY', 'codes are read trimmed and upper-cased');
     assert.equal(yen.body.data.totalCents, 150000);
     const fractional = await op.send(form({ currency: 'JPY', csv: 'description,amount\nTokens,1500.5\n' }));
     assert.equal(fractional.status, 400);
