@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppError } from '../../platform/errors/app-error.js';
 import { dec } from '../../platform/money.js';
-import { fromMinorUnitInteger, purchaseAmount, requireMinimum, requireWithinSpendCap, toMinorUnitInteger, toRecurringInterval } from './domain.js';
+import { fromMinorUnitInteger, purchaseAmount, requireMinimum, requireWithinSpendCap, toMinorUnitInteger, toProcessorTiers, toProcessorUnitAmount, toRecurringInterval } from './domain.js';
 
 test('when credits are priced then the amount rounds HALF_UP to the currency minor units', () => {
   assert.equal(purchaseAmount(dec('333'), dec('0.015'), 'USD').toFixed(), '5');
@@ -40,4 +40,23 @@ test('when a plan interval is synced then whole years become year prices and lon
   assert.deepEqual(toRecurringInterval(3), { interval: 'month', interval_count: 3 });
   assert.deepEqual(toRecurringInterval(24), { interval: 'year', interval_count: 2 });
   assert.throws(() => toRecurringInterval(48), AppError);
+});
+
+test('when a unit price goes to the processor then it is in decimal minor units, HALF_UP to 12 places', () => {
+  assert.equal(toProcessorUnitAmount(dec('0.002'), 'USD'), '0.2');
+  assert.equal(toProcessorUnitAmount(dec('3'), 'JPY'), '3');
+  assert.equal(toProcessorUnitAmount(dec('0.00000000000000125'), 'USD'), '0');
+  assert.equal(toProcessorUnitAmount(dec('0.0000000000000125'), 'USD'), '0.000000000001');
+});
+
+test('when graduated tiers go to the processor then the last tier is unbounded and a fractional bound is refused', () => {
+  const tiers = [
+    { upTo: dec(100), pricePerUnit: dec('0.01'), flatFee: dec('5') },
+    { upTo: dec(1000), pricePerUnit: dec('0.005'), flatFee: null },
+  ];
+  assert.deepEqual(toProcessorTiers(tiers, 'USD'), [
+    { up_to: 100, unit_amount_decimal: '1', flat_amount_decimal: '500' },
+    { up_to: 'inf', unit_amount_decimal: '0.5' },
+  ]);
+  assert.throws(() => toProcessorTiers([{ upTo: dec('10.5'), pricePerUnit: dec(1), flatFee: null }], 'USD'), /whole units/);
 });

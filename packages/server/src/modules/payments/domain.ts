@@ -71,3 +71,33 @@ export const INVOICE_STATUS_FROM_PROCESSOR = {
 export function toMeterValue(units: Decimal): number {
   return units.toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
 }
+
+/** The processor's finest price: `*_decimal` amounts carry at most 12 decimal places of a minor unit. */
+const PROCESSOR_PRICE_DECIMAL_PLACES = 12;
+
+/**
+ * A per-unit price or a tier's flat fee as the processor's `*_decimal` minor units (0.002 USD →
+ * "0.2" cents), HALF_UP to its 12 decimal places: finer rates (ours allow 30) are the one place a
+ * processor-billed price can differ from ours, by less than 10⁻¹² of a minor unit per unit.
+ */
+export function toProcessorUnitAmount(amount: Decimal, currency: string): string {
+  return amount.times(dec(10).pow(minorUnits(currency))).toDecimalPlaces(PROCESSOR_PRICE_DECIMAL_PLACES, Decimal.ROUND_HALF_UP).toFixed();
+}
+
+/**
+ * Graduated tiers as the processor's (`tiers_mode=graduated`): meters count whole units, so a tier
+ * bound must be a whole number; our last bounded tier keeps pricing past its bound at its rate,
+ * which is the processor's unbounded (`inf`) last tier.
+ */
+export function toProcessorTiers(tiers: { upTo: Decimal | null; pricePerUnit: Decimal; flatFee: Decimal | null }[], currency: string) {
+  return tiers.map((tier, i) => {
+    if (tier.upTo !== null && !tier.upTo.isInteger()) {
+      throw invalid(`A graduated tier bound of ${tier.upTo.toFixed()} units cannot be synced to Stripe: its meters count whole units`);
+    }
+    return {
+      up_to: tier.upTo === null || i === tiers.length - 1 ? ('inf' as const) : tier.upTo.toNumber(),
+      unit_amount_decimal: toProcessorUnitAmount(tier.pricePerUnit, currency),
+      ...(tier.flatFee && !tier.flatFee.isZero() ? { flat_amount_decimal: toProcessorUnitAmount(tier.flatFee, currency) } : {}),
+    };
+  });
+}

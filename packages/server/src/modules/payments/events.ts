@@ -43,4 +43,5 @@ export const METADATA = {
   invoice: 'tally_invoice_id',
   subscription: 'tally_subscription_id',
   plan: 'tally_plan_id',
+  feature: 'tally_feature_id',
 } as const;

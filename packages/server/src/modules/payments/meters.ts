@@ -83,11 +83,12 @@ async function send(ctx: AppContext, stripe: Stripe, row: repo.MeterEventRow, me
   }
 }
 
-/** The feature's meter, created on first need (listed once per run; the create is keyed by its name). */
-async function ensureMeter(stripe: Stripe, accountId: string, eventName: string): Promise<void> {
+/** The feature's meter id, the meter created on first need (the create is keyed by its event name). */
+export async function ensureMeter(stripe: Stripe, accountId: string, eventName: string): Promise<string> {
   const existing = await stripe.billing.meters.list({ limit: 100 });
-  if (existing.data.some((m) => m.event_name === eventName)) return;
-  await stripe.billing.meters.create(
+  const found = existing.data.find((m) => m.event_name === eventName);
+  if (found) return found.id;
+  const meter = await stripe.billing.meters.create(
     {
       display_name: eventName,
       event_name: eventName,
@@ -97,4 +98,5 @@ async function ensureMeter(stripe: Stripe, accountId: string, eventName: string)
     },
     { idempotencyKey: `tally-meter-${accountId}-${eventName}` },
   );
+  return meter.id;
 }

@@ -1,17 +1,20 @@
-import type Stripe from 'stripe';
+import { createHash } from 'node:crypto';
+import Stripe from 'stripe';
 import type { AppContext } from '../../platform/context.js';
 import { withStatement } from '../../platform/db/transaction.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { dec } from '../../platform/money.js';
-import type { PlanRow } from '../catalog/index.js';
-import { toMinorUnitInteger, toRecurringInterval } from './domain.js';
+import { fromStoredRuleValue, listRulesOfPlans, type PlanRow, type Pricing } from '../catalog/index.js';
+import { toMinorUnitInteger, toProcessorTiers, toProcessorUnitAmount, toRecurringInterval } from './domain.js';
 import { METADATA } from './events.js';
+import { ensureMeter, meterEventName } from './meters.js';
 import { processorMessage } from './processor.js';
 import * as repo from './repo.js';
 
 /**
  * Plans to processor products and recurring prices (PROCESSOR_INTEGRATION), on first need. A plan
- * has one product; each price it has had (amount in minor units, currency, interval) has one price.
+ * has one product; each price it has had (amount in minor units, currency, interval) has one price,
+ * and each usage-priced feature of it one metered price (see ensureMeteredPrices).
  * The create calls are keyed by the plan id (and the price), so two first needs at once, or a retry
  * after a lost answer, get the same objects; the row insert keeps the first writer's.
  */
@@ -45,3 +48,81 @@ export async function ensurePlanPrice(ctx: AppContext, stripe: Stripe, plan: Pla
   );
   return { productId: row.processor_product_id, priceId: row.processor_price_id };
 }
+
+export type MeteredPrice = { featureId: string; priceId: string };
+
+/**
+ * The metered prices of a plan (contract §5.4: the processor invoices usage from its meters): one per
+ * feature whose rule prices usage, on the feature's meter (`tally_<featureKey>`, created on first
+ * need), billed with the plan's interval at the rule's price: `usage` as a per-unit price, `graduated`
+ * as graduated tiers. The price key holds a fingerprint of the pricing, so a changed rule gets a
+ * new processor price (subscriptions made before keep the old one). The feature id rides in the
+ * price's metadata, so a plan change can find the item of each feature.
+ */
+export async function ensureMeteredPrices(ctx: AppContext, stripe: Stripe, plan: PlanRow, productId: string): Promise<MeteredPrice[]> {
+  const recurring = toRecurringInterval(plan.interval_months!);
+  const currency = plan.currency.toLowerCase();
+  const priced = (await listRulesOfPlans(ctx.db, plan.account_id, [plan.id]))
+    .map((rule) => ({ rule, pricing: fromStoredRuleValue(rule.value).pricing }))
+    .filter((r): r is typeof r & { pricing: Pricing } => r.pricing !== null);
+  const prices: MeteredPrice[] = [];
+  for (const { rule, pricing } of priced) {
+    const amounts = pricing.model === 'graduated'
+      ? { billing_scheme: 'tiered' as const, tiers_mode: 'graduated' as const, tiers: toProcessorTiers(pricing.tiers ?? [], plan.currency) }
+      : { unit_amount_decimal: toProcessorUnitAmount(pricing.pricePerUnit ?? dec(0), plan.currency) };
+    const fingerprint = createHash('sha256').update(JSON.stringify(amounts)).digest('hex').slice(0, 16);
+    const priceKey = `metered ${rule.feature_id} ${currency} ${recurring.interval} ${recurring.interval_count} ${fingerprint}`;
+    const existing = await repo.findProcessorPrice(ctx.db, plan.account_id, plan.id, priceKey);
+    if (existing) {
+      prices.push({ featureId: rule.feature_id, priceId: existing.processor_price_id });
+      continue;
+    }
+    let price: Stripe.Price;
+    try {
+      const meter = await ensureMeter(stripe, plan.account_id, meterEventName(rule.feature_key));
+      price = await stripe.prices.create(
+        {
+          product: productId,
+          currency,
+          recurring: { ...recurring, usage_type: 'metered', meter },
+          ...toSdkAmounts(amounts),
+          metadata: { [METADATA.account]: plan.account_id, [METADATA.plan]: plan.id, [METADATA.feature]: rule.feature_id },
+        },
+        { idempotencyKey: `tally-metered-price-${plan.id}-${rule.feature_id}-${fingerprint}` },
+      );
+    } catch (err) {
+      throw new AppError('vendor_error', `Stripe refused the metered price of feature ${rule.feature_key}: ${processorMessage(err)}`, { cause: err });
+    }
+    const now = ctx.clock.now();
+    const row = await withStatement(ctx.db, (db) =>
+      repo.saveProcessorPrice(db, { account_id: plan.account_id, plan_id: plan.id, price_key: priceKey, processor_product_id: productId, processor_price_id: price.id, created_at: now }),
+    );
+    prices.push({ featureId: rule.feature_id, priceId: row.processor_price_id });
+  }
+  return prices;
+}
+
+/** Our exact decimal strings as the SDK's Decimal values (it sends them as written). */
+function toSdkAmounts(amounts: { unit_amount_decimal: string } | { billing_scheme: 'tiered'; tiers_mode: 'graduated'; tiers: ReturnType<typeof toProcessorTiers> }) {
+  if ('unit_amount_decimal' in amounts) return { unit_amount_decimal: Stripe.Decimal.from(amounts.unit_amount_decimal) };
+  return {
+    ...amounts,
+    tiers: amounts.tiers.map((t) => ({
+      up_to: t.up_to,
+      unit_amount_decimal: Stripe.Decimal.from(t.unit_amount_decimal),
+      ...(t.flat_amount_decimal ? { flat_amount_decimal: Stripe.Decimal.from(t.flat_amount_decimal) } : {}),
+    })),
+  };
+}
+
+/** Everything a processor subscription to the plan carries: the base price and the metered prices. */
+export async function ensurePlanPrices(ctx: AppContext, stripe: Stripe, plan: PlanRow): Promise<{ priceId: string; metered: MeteredPrice[] }> {
+  const { productId, priceId } = await ensurePlanPrice(ctx, stripe, plan);
+  return { priceId, metered: await ensureMeteredPrices(ctx, stripe, plan, productId) };
+}
+
+/** Subscription (or checkout) items: the base price once, each metered price without a quantity (the meter counts). */
+export const subscriptionItems = (prices: { priceId: string; metered: MeteredPrice[] }) => [
+  { price: prices.priceId, quantity: 1 },
+  ...prices.metered.map((m) => ({ price: m.priceId })),
+];

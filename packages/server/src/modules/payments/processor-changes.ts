@@ -4,9 +4,11 @@ import type { Executor } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { failExternalPlanChange, type ProcessorChange } from '../billing/index.js';
+import type { PlanRow } from '../catalog/index.js';
 import { getAccountSettings } from '../settings/index.js';
 import { processorKey } from './connection.js';
-import { ensurePlanPrice } from './plan-sync.js';
+import { METADATA } from './events.js';
+import { ensurePlanPrices } from './plan-sync.js';
 import { applyProcessorInvoice, licensedItem, linkProcessorSubscription } from './processor-subscriptions.js';
 import { isCardError, processorMessage, stripeClient } from './processor.js';
 import * as repo from './repo.js';
@@ -70,31 +72,41 @@ async function requestChange(ctx: AppContext, stripe: Stripe, id: string, change
     case 'undo_cancel':
       return stripe.subscriptions.update(id, { cancel_at_period_end: false });
     case 'plan_change': {
-      const item = await currentItem(stripe, id);
-      const { priceId } = await ensurePlanPrice(ctx, stripe, change.toPlan);
       const upgrade = change.changeType === 'UPGRADE';
       return stripe.subscriptions.update(
         id,
         {
-          items: [{ id: item, price: priceId }],
+          items: await itemsFor(ctx, stripe, id, change.toPlan),
           proration_behavior: upgrade ? 'always_invoice' : 'none',
           ...(upgrade ? { payment_behavior: 'pending_if_incomplete' as const } : {}),
         },
         { idempotencyKey: `tally-plan-change-${change.changeId}` },
       );
     }
-    case 'undo_plan_change': {
-      const item = await currentItem(stripe, id);
-      const { priceId } = await ensurePlanPrice(ctx, stripe, change.plan);
-      return stripe.subscriptions.update(id, { items: [{ id: item, price: priceId }], proration_behavior: 'none' });
-    }
+    case 'undo_plan_change':
+      return stripe.subscriptions.update(id, { items: await itemsFor(ctx, stripe, id, change.plan), proration_behavior: 'none' });
   }
 }
 
-async function currentItem(stripe: Stripe, id: string): Promise<string> {
-  const item = licensedItem(await stripe.subscriptions.retrieve(id));
-  if (!item) throw new AppError('vendor_error', `Stripe subscription ${id} has no item to change`);
-  return item.id;
+/**
+ * The item changes that put a processor subscription on `plan`: its base item on the plan's price,
+ * each metered item on the plan's metered price for the same feature (the meter stays, so the
+ * period's usage so far carries over), and a metered item added for a feature it had none for.
+ * Metered items of features the plan does not price are left as they are.
+ */
+async function itemsFor(ctx: AppContext, stripe: Stripe, id: string, plan: PlanRow): Promise<Stripe.SubscriptionUpdateParams.Item[]> {
+  const current = await stripe.subscriptions.retrieve(id);
+  const base = licensedItem(current);
+  if (!base) throw new AppError('vendor_error', `Stripe subscription ${id} has no item to change`);
+  const prices = await ensurePlanPrices(ctx, stripe, plan);
+  const meteredItems = (current.items?.data ?? []).filter((i) => i.price?.recurring?.usage_type === 'metered');
+  return [
+    { id: base.id, price: prices.priceId },
+    ...prices.metered.map((m) => {
+      const existing = meteredItems.find((i) => i.price.metadata?.[METADATA.feature] === m.featureId);
+      return existing ? { id: existing.id, price: m.priceId } : { price: m.priceId };
+    }),
+  ];
 }
 
 /** The upgrade's proration invoice, so the answer can show it; a lost answer here is left to the webhook. */

@@ -12,7 +12,7 @@ import { getAccountSettings, type AccountSettings } from '../settings/index.js';
 import { processorKey } from './connection.js';
 import { requireWithinSpendCap } from './domain.js';
 import { METADATA } from './events.js';
-import { ensurePlanPrice } from './plan-sync.js';
+import { ensurePlanPrices, subscriptionItems, type MeteredPrice } from './plan-sync.js';
 import { ensureProcessorCustomer } from './processor-customers.js';
 import { linkProcessorSubscription } from './processor-subscriptions.js';
 import { isCardError, processorMessage, stripeClient } from './processor.js';
@@ -45,11 +45,11 @@ export async function subscribeThroughProcessor(
   const stripe = stripeClient(ctx.config, key);
   let intent = await withTransaction(ctx.db, (tx) => beginSubscribe(tx, principal, input, settings, ctx.clock.now()));
   const link = await ensureProcessorCustomer(ctx, stripe, input.customer);
-  const { priceId } = await ensurePlanPrice(ctx, stripe, input.plan);
+  const prices = await ensurePlanPrices(ctx, stripe, input.plan);
   const paymentMethod = input.paymentMethodId ?? link.default_payment_method_id;
   let declineReason: string | undefined;
   if (paymentMethod && !intent.checkout_session_id) {
-    const charged = await chargeSubscription(ctx, stripe, intent, { customer: link.processor_customer_id, priceId, paymentMethod });
+    const charged = await chargeSubscription(ctx, stripe, intent, { customer: link.processor_customer_id, prices, paymentMethod });
     if (charged) return { kind: 'subscribed', subscriptionId: intent.subscription_id };
     declineReason = 'off-session charge declined';
     intent = await withTransaction(ctx.db, async (tx) => {
@@ -58,7 +58,7 @@ export async function subscribeThroughProcessor(
       return insertIntent(tx, accountId, input, now);
     });
   }
-  const session = await openSubscriptionCheckout(ctx, stripe, intent, { processorCustomerId: link.processor_customer_id, priceId, plan: input.plan, settings, returnBaseUrl: input.returnBaseUrl });
+  const session = await openSubscriptionCheckout(ctx, stripe, intent, { processorCustomerId: link.processor_customer_id, prices, plan: input.plan, settings, returnBaseUrl: input.returnBaseUrl });
   return { kind: 'checkout', checkoutUrl: session.checkoutUrl, checkoutSessionId: session.id, paymentRequired: principal.kind === 'customer', ...(declineReason ? { declineReason } : {}) };
 }
 
@@ -97,14 +97,14 @@ async function chargeSubscription(
   ctx: AppContext,
   stripe: Stripe,
   intent: repo.ProcessorSubscriptionRow,
-  call: { customer: string; priceId: string; paymentMethod: string },
+  call: { customer: string; prices: { priceId: string; metered: MeteredPrice[] }; paymentMethod: string },
 ): Promise<boolean> {
   let subscription: Stripe.Subscription;
   try {
     subscription = await stripe.subscriptions.create(
       {
         customer: call.customer,
-        items: [{ price: call.priceId, quantity: 1 }],
+        items: subscriptionItems(call.prices),
         default_payment_method: call.paymentMethod,
         off_session: true,
         // A failed first payment is an error, not an incomplete subscription left behind.
@@ -137,7 +137,7 @@ async function openSubscriptionCheckout(
   ctx: AppContext,
   stripe: Stripe,
   intent: repo.ProcessorSubscriptionRow,
-  input: { processorCustomerId: string; priceId: string; plan: PlanRow; settings: AccountSettings; returnBaseUrl: string },
+  input: { processorCustomerId: string; prices: { priceId: string; metered: MeteredPrice[] }; plan: PlanRow; settings: AccountSettings; returnBaseUrl: string },
 ): Promise<{ id: string; checkoutUrl: string }> {
   const accountId = intent.account_id;
   let row = intent.checkout_session_id ? await repo.findCheckoutSession(ctx.db, accountId, intent.checkout_session_id) : undefined;
@@ -166,7 +166,7 @@ async function openSubscriptionCheckout(
         client_reference_id: row.id,
         success_url: input.settings.stripeCheckoutSuccessUrl ?? base,
         cancel_url: input.settings.stripeCheckoutCancelUrl ?? base,
-        line_items: [{ price: input.priceId, quantity: 1 }],
+        line_items: subscriptionItems(input.prices),
         metadata,
         subscription_data: { metadata },
       },

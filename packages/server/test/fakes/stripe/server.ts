@@ -617,10 +617,25 @@ export class StripeFake {
     const recurring = body.recurring && typeof body.recurring === 'object' ? (body.recurring as FormObject) : null;
     const unitAmount = body.unit_amount !== undefined ? integer(body, 'unit_amount') : null;
     const unitAmountDecimal = str(body.unit_amount_decimal);
-    if (unitAmount === null && unitAmountDecimal === null && recurring?.usage_type !== 'metered') throw invalidRequest('Missing required param: unit_amount.', 'parameter_missing', 'unit_amount');
+    if (unitAmountDecimal !== null && !/^\d+(\.\d{1,12})?$/.test(unitAmountDecimal)) throw invalidRequest('Invalid decimal: unit_amount_decimal allows at most 12 decimal places.', 'parameter_invalid_decimal', 'unit_amount_decimal');
+    const tiered = body.billing_scheme === 'tiered';
+    // Meter-based prices (API 2025-03-31 and later): usage_type=metered needs the meter it bills.
+    const meter = str(recurring?.meter);
+    if (recurring?.usage_type === 'metered') {
+      if (!meter) throw invalidRequest('Missing required param: recurring[meter].', 'parameter_missing', 'recurring[meter]');
+      this.require(ns, meter, 'billing.meter');
+    }
+    const tiers = tiered ? (Array.isArray(body.tiers) ? (body.tiers as FormObject[]) : []) : null;
+    if (tiers !== null) {
+      if (tiers.length === 0 || tiers.at(-1)!.up_to !== 'inf') throw invalidRequest('The last tier must have up_to=inf.', 'parameter_invalid_empty', 'tiers');
+      if (body.tiers_mode !== 'graduated' && body.tiers_mode !== 'volume') throw invalidRequest('Missing required param: tiers_mode.', 'parameter_missing', 'tiers_mode');
+    }
+    if (unitAmount === null && unitAmountDecimal === null && !tiered) throw invalidRequest('Missing required param: unit_amount.', 'parameter_missing', 'unit_amount');
     return this.createObject(ns, 'price', 'price', {
       product, currency: required(body, 'currency').toLowerCase(), unit_amount: unitAmount, unit_amount_decimal: unitAmountDecimal ?? (unitAmount === null ? null : String(unitAmount)),
-      recurring: recurring ? { interval: required(recurring, 'interval'), interval_count: recurring.interval_count ? Number(recurring.interval_count) : 1, usage_type: str(recurring.usage_type) ?? 'licensed', meter: str(recurring.meter) } : null,
+      billing_scheme: tiered ? 'tiered' : 'per_unit', tiers_mode: tiered ? str(body.tiers_mode) : null,
+      tiers: tiers?.map((t) => ({ up_to: t.up_to === 'inf' ? null : Number(t.up_to), unit_amount_decimal: str(t.unit_amount_decimal), flat_amount_decimal: str(t.flat_amount_decimal) })) ?? null,
+      recurring: recurring ? { interval: required(recurring, 'interval'), interval_count: recurring.interval_count ? Number(recurring.interval_count) : 1, usage_type: str(recurring.usage_type) ?? 'licensed', meter } : null,
       type: recurring ? 'recurring' : 'one_time', active: true, lookup_key: str(body.lookup_key), nickname: str(body.nickname), metadata: obj(body.metadata),
     });
   }
@@ -628,8 +643,12 @@ export class StripeFake {
   private createSubscriptionRoute(ns: Namespace, body: FormObject): [number, unknown] {
     const customer = required(body, 'customer');
     this.require(ns, customer, 'customer');
-    const items = Array.isArray(body.items) ? (body.items as FormObject[]).map((i) => ({ price: required(i, 'price'), quantity: i.quantity === undefined ? 1 : integer(i, 'quantity') })) : [];
+    const items = Array.isArray(body.items) ? (body.items as FormObject[]).map((i) => ({ price: required(i, 'price'), quantity: i.quantity === undefined ? 1 : integer(i, 'quantity'), quantitySet: i.quantity !== undefined })) : [];
     if (items.length === 0) throw invalidRequest('Missing required param: items.', 'parameter_missing', 'items');
+    for (const [i, item] of items.entries()) {
+      const metered = (this.require(ns, item.price, 'price').recurring as { usage_type?: string } | null)?.usage_type === 'metered';
+      if (metered && item.quantitySet) throw invalidRequest('Quantity should not be specified where usage_type is `metered`. Remove quantity from `items[' + i + ']`.', 'parameter_unknown', `items[${i}][quantity]`);
+    }
     const pm = this.chargeMethod(ns, str(body.default_payment_method), customer);
     if (!pm) throw invalidRequest('This customer has no attached payment source or default payment method. Please consider adding a default payment method.', 'resource_missing');
     const card = ns.cards.get(pm.id) ?? 'ok';

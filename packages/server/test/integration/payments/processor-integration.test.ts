@@ -80,7 +80,8 @@ describe('processor-driven billing (PROCESSOR_INTEGRATION)', () => {
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.subscription.status, 'ACTIVE');
     assert.equal(fake.list(STRIPE_KEY, 'product').length, 1);
-    assert.equal(fake.list(STRIPE_KEY, 'price').length, 1);
+    // The base price and the metered price of the plan's one usage-priced feature.
+    assert.equal(fake.list(STRIPE_KEY, 'price').length, 2);
     await deliverAll();
   });
 
