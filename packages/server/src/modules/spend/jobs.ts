@@ -1,7 +1,38 @@
 import type { AppContext } from '../../platform/context.js';
-import type { Job } from '../../platform/jobs/scheduler.js';
+import { JobItems } from '../../platform/jobs/items.js';
+import type { Job, JobContext } from '../../platform/jobs/scheduler.js';
+import * as connections from './connections-repo.js';
+import { syncConnection } from './sync.js';
+import { addDays, DEFAULT_SYNC_DAYS, utcDayOf } from './sync-domain.js';
 
-/** The spend module's scheduled jobs (UTC cron, each slot once across nodes). */
-export function jobs(_ctx: AppContext): Job[] {
-  return [];
+/** Days the hourly sync pulls again (vendors revise recent days). */
+export const HOURLY_SYNC_DAYS = 3;
+
+/**
+ * The spend module's scheduled jobs (UTC cron, each slot once across nodes):
+ * - `spend-initial-sync`, every minute: a new ACTIVE connection's first 30 days. It works from
+ *   `initial_sync_at` (null until done), so a crash or a refused sync loses nothing: the next slot
+ *   (or the one after a key replacement) picks the connection up again.
+ * - `spend-sync`, hourly at minute 15 (spec §8): the last 3 days of every other ACTIVE connection.
+ */
+export function jobs(ctx: AppContext): Job[] {
+  return [
+    { name: 'spend-initial-sync', cron: '* * * * *', run: (job) => syncAll(ctx, job, true) },
+    { name: 'spend-sync', cron: '15 * * * *', run: (job) => syncAll(ctx, job, false) },
+  ];
+}
+
+async function syncAll(ctx: AppContext, job: JobContext, initial: boolean): Promise<void> {
+  const items = new JobItems();
+  const to = addDays(utcDayOf(job.now), 1);
+  const window = { from: addDays(to, initial ? -DEFAULT_SYNC_DAYS : -HOURLY_SYNC_DAYS), to };
+  await items.each(
+    initial ? 'spend initial sync' : 'spend sync',
+    (after) => connections.pageActiveConnections(ctx.db, after, initial),
+    async (row) => {
+      await syncConnection(ctx, { accountId: row.account_id, connectionId: row.id, window, log: job.log });
+      if (initial) await connections.updateConnection(ctx.db, row.account_id, row.id, { initial_sync_at: ctx.clock.now() });
+    },
+  );
+  items.finish();
 }
