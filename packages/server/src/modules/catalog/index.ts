@@ -15,5 +15,19 @@ export {
   type Tier,
 } from './rule-value.js';
 export { catalogAdminRoutes, catalogClientRoutes } from './routes.js';
-export { ensureFeatureForEvent, toFeature, toPlan } from './service.js';
+export {
+  createFeature,
+  createPlan,
+  createRule,
+  deleteRule,
+  ensureFeatureForEvent,
+  getPlanWithFeatures,
+  getRuleView,
+  toFeature,
+  toPlan,
+  updateFeature,
+  updatePlan,
+  updateRule,
+} from './service.js';
+export { FeatureCreateSchema, FeatureUpdateSchema, PlanCreateSchema, PlanUpdateSchema, RuleRequestSchema } from './schema.js';
 export { getFeatureByKey, listActiveCatalogItems, listAllFeatures, listAllPlans } from './catalog-view.js';

@@ -61,7 +61,7 @@ export function catalogAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.patch(`${base}/rules/plan-features`, { schema: { ...admin, operationId: 'updatePlanFeatureRule', summary: 'Update the rule named by planId and featureId', body: RuleRequestSchema, response: { 200: envelopeSchema(RuleSchema) } } },
       async (request) => ok(await service.updateRule(ctx, accountIdOf(request), request.body)));
     app.get(`${base}/rules/plan-features/:planId/:featureId`, { schema: { ...admin, operationId: 'getPlanFeatureRule', summary: 'Get a plan-feature rule', params: RuleParams, response: { 200: envelopeSchema(RuleSchema) } } },
-      async (request) => ok(await service.toRuleView(ctx.db, await service.getRule(ctx, accountIdOf(request), request.params.planId, request.params.featureId))));
+      async (request) => ok(await service.getRuleView(ctx, accountIdOf(request), request.params.planId, request.params.featureId)));
     app.delete(`${base}/rules/plan-features/:planId/:featureId`, { schema: { ...admin, operationId: 'deletePlanFeatureRule', summary: 'Unlink a feature from a plan', params: RuleParams, response: { 200: emptyEnvelopeSchema } } },
       async (request) => {
         await service.deleteRule(ctx, accountIdOf(request), request.params.planId, request.params.featureId);

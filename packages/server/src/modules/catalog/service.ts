@@ -289,6 +289,11 @@ export async function getRule(ctx: AppContext, accountId: string, planId: string
   return row;
 }
 
+/** A rule as the Admin API shows it (credit model name and denomination joined). */
+export async function getRuleView(ctx: AppContext, accountId: string, planId: string, featureId: string) {
+  return toRuleView(ctx.db, await getRule(ctx, accountId, planId, featureId));
+}
+
 export async function updateRule(ctx: AppContext, accountId: string, input: RuleRequest) {
   const value = input.value === undefined ? undefined : parseRuleValue(input.value);
   return withTransaction(ctx.db, async (tx) => {

@@ -19,5 +19,26 @@ export { listPools } from './repo.js';
 export { creditAdminRoutes, creditClientRoutes } from './routes.js';
 export { currentPrices, effectiveWeightTable, findPriceAt, listAllPricesInEffect, resolveWeight } from './tariff/service.js';
 export { getPool as getCustomerCreditPool, listGrants as listCustomerCreditGrants, listPools as listCustomerCreditPools, listTransactions as listCustomerCreditTransactions } from './client.js';
-export { listPlanAllocations, toPool } from './service.js';
+export {
+  allocateToPlan,
+  createDeduction,
+  createGrant,
+  createModel,
+  createPool,
+  deleteModel,
+  getModel,
+  getPool as getCreditPool,
+  linkPool,
+  listAccountPools,
+  listModels,
+  listPlanAllocations,
+  listPoolGrants,
+  listPoolTransactions,
+  removeAllocation,
+  reverse as reverseCreditTransaction,
+  toModel,
+  toPool,
+  unlinkPool,
+} from './service.js';
+export { AllocationQuerySchema, DeductionSchema, GrantCreateSchema, LinkQuerySchema, ModelCreateSchema, PoolCreateSchema } from './schema.js';
 export { tariffAdminRoutes, tariffClientRoutes } from './tariff/routes.js';

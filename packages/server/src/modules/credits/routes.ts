@@ -6,7 +6,6 @@ import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { auditLedger } from './audit.js';
 import * as client from './client.js';
-import * as repo from './repo.js';
 import {
   AllocationQuerySchema,
   AllocationSchema,
@@ -34,7 +33,7 @@ export function creditAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(`${base}/models`, { schema: { tags, operationId: 'createCreditModel', summary: 'Create a credit model (denomination unique per account)', body: ModelCreateSchema, response: { 201: envelopeSchema(ModelSchema) } } },
       async (request, reply) => reply.code(201).send(ok(await service.createModel(ctx, accountIdOf(request), request.body))));
     app.get(`${base}/models`, { schema: { tags, operationId: 'listCreditModels', summary: 'Credit models', response: { 200: envelopeSchema(z.array(ModelSchema)) } } },
-      async (request) => ok((await repo.listModels(ctx.db, accountIdOf(request))).map(service.toModel)));
+      async (request) => ok(await service.listModels(ctx, accountIdOf(request))));
     app.get(`${base}/models/:modelId`, { schema: { tags, operationId: 'getCreditModel', summary: 'A credit model', params: z.object({ modelId: id }), response: { 200: envelopeSchema(ModelSchema) } } },
       async (request) => ok(service.toModel(await service.getModel(ctx, accountIdOf(request), request.params.modelId))));
     app.delete(`${base}/models/:modelId`, { schema: { tags, operationId: 'deleteCreditModel', summary: 'Delete a credit model (soft)', params: z.object({ modelId: id }), response: { 200: emptyEnvelopeSchema } } },
@@ -57,11 +56,11 @@ export function creditAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(`${base}/pools`, { schema: { tags, operationId: 'createCreditPool', summary: 'Create a credit pool', body: PoolCreateSchema, response: { 201: envelopeSchema(PoolSchema) } } },
       async (request, reply) => reply.code(201).send(ok(await service.createPool(ctx, accountIdOf(request), request.body))));
     app.get(`${base}/pools`, { schema: { tags, operationId: 'listCreditPools', summary: 'Credit pools', response: { 200: envelopeSchema(z.array(PoolSchema)) } } },
-      async (request) => ok((await repo.listPools(ctx.db, accountIdOf(request))).map(service.toPool)));
+      async (request) => ok(await service.listAccountPools(ctx, accountIdOf(request))));
     app.get(`${base}/pools/:poolId`, { schema: { tags, operationId: 'getCreditPool', summary: 'A credit pool', params: z.object({ poolId: id }), response: { 200: envelopeSchema(PoolSchema) } } },
       async (request) => ok(service.toPool(await service.getPool(ctx, accountIdOf(request), request.params.poolId))));
     app.get(`${base}/pools/customer/:customerId`, { schema: { tags, operationId: 'listCreditPoolsOfCustomer', summary: "A customer's pools (internal customer id)", params: z.object({ customerId: id }), response: { 200: envelopeSchema(z.array(PoolSchema)) } } },
-      async (request) => ok((await repo.listPools(ctx.db, accountIdOf(request), { customerId: request.params.customerId })).map(service.toPool)));
+      async (request) => ok(await service.listAccountPools(ctx, accountIdOf(request), request.params.customerId)));
     const linkParams = z.object({ poolId: id, subscriptionId: id });
     app.post(`${base}/pools/:poolId/subscriptions/:subscriptionId`, { schema: { tags, operationId: 'linkCreditPool', summary: 'Link a pool to a subscription with a draw priority and optional draw limit', params: linkParams, querystring: LinkQuerySchema, response: { 201: envelopeSchema(LinkSchema) } } },
       async (request, reply) => reply.code(201).send(ok(await service.linkPool(ctx, accountIdOf(request), { ...request.params, ...request.query }))));

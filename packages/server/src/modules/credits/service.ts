@@ -55,6 +55,11 @@ export async function getModel(ctx: AppContext, accountId: string, id: string) {
   return row;
 }
 
+/** The account's live credit models (soft-deleted ones left out). */
+export async function listModels(ctx: AppContext, accountId: string) {
+  return (await repo.listModels(ctx.db, accountId)).map(toModel);
+}
+
 export async function deleteModel(ctx: AppContext, accountId: string, id: string) {
   await getModel(ctx, accountId, id);
   await repo.softDeleteModel(ctx.db, accountId, id, ctx.clock.now());
@@ -122,6 +127,11 @@ export async function createPool(ctx: AppContext, accountId: string, input: Pool
   } catch (err) {
     throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.creditPoolName]: `Credit pool with name '${input.name}' already exists` });
   }
+}
+
+/** The account's pools, oldest first; with a customer id only that customer's (internal id, Admin API). */
+export async function listAccountPools(ctx: AppContext, accountId: string, customerId?: string) {
+  return (await repo.listPools(ctx.db, accountId, customerId ? { customerId } : {})).map(toPool);
 }
 
 export async function getPool(ctx: AppContext, accountId: string, id: string) {

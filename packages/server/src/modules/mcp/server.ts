@@ -6,7 +6,7 @@ import { credentialOf } from '../../platform/http/auth.js';
 import { toAppError } from '../../platform/http/error-handler.js';
 import { keyHint } from '../../platform/security/api-keys.js';
 import { CONFIRMATION_REQUIRED_MESSAGE, toolFailure, toolSuccess, validationFailure, type ToolError } from './result.js';
-import { ADMIN_TOOL_NAMES, TOOLS, TOOLS_BY_NAME, type ToolCall, type ToolSpec } from './tools.js';
+import { ADMIN_TOOL_NAMES, TOOLS, TOOLS_BY_NAME, UNAVAILABLE_TOOLS, type ToolCall, type ToolSpec } from './tools.js';
 
 const CONFIRM_ACTION = z.boolean().optional().describe('Must be true, after your principal approved this action; without it nothing runs (confirmation_required).');
 
@@ -55,8 +55,10 @@ export async function callTool(call: ToolCall, options: McpOptions, name: string
   if (ADMIN_TOOL_NAMES.has(name) && !options.adminToolsEnabled) {
     return fail(call, { code: 'admin_tools_disabled', message: `Admin tools are switched off on this install: APP_MCP_ADMIN_TOOLS_ENABLED=false (${name})` });
   }
-  if (!spec) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-  if (spec.access !== 'curated' && principal.kind !== 'tenant') return fail(call, { code: 'forbidden', message: 'Access denied' });
+  const unavailable = UNAVAILABLE_TOOLS.get(name);
+  if (!spec && !unavailable) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+  if (spec?.access !== 'curated' && principal.kind !== 'tenant') return fail(call, { code: 'forbidden', message: 'Access denied' });
+  if (!spec) return fail(call, { code: 'not_found', message: unavailable! });
   if (spec.confirm && args.confirmAction !== true) return fail(call, { code: 'confirmation_required', message: CONFIRMATION_REQUIRED_MESSAGE });
   if (spec.purchase && principal.kind === 'customer' && !principal.scopes.includes('purchase')) {
     return fail(call, { code: 'forbidden', message: "This API key lacks the 'purchase' scope" });

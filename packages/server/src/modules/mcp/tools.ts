@@ -1,10 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AppContext } from '../../platform/context.js';
 import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { decimalInput } from '../../platform/http/decimal-schema.js';
-import { pageQuerySchema } from '../../platform/http/pagination.js';
-import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import * as billing from '../billing/index.js';
@@ -13,39 +9,11 @@ import * as credits from '../credits/index.js';
 import * as customers from '../customers/index.js';
 import * as payments from '../payments/index.js';
 import * as usage from '../usage/index.js';
+import { ADMIN_TOOLS } from './admin-tools.js';
+import { firstPage, noInput, ref, tool, type ToolSpec } from './tool-spec.js';
 
-/** Who may see and call a tool (contract §8.1): curated = any key, tenant = tenant keys, admin = tenant keys with the admin flag. */
-export type ToolAccess = 'curated' | 'tenant' | 'admin';
-
-export type ToolCall = { ctx: AppContext; principal: Principal; request: FastifyRequest };
-
-export type ToolSpec = {
-  name: string;
-  description: string;
-  access: ToolAccess;
-  /** The input schema without `confirmAction` (added for `confirm` tools). */
-  input: z.ZodObject;
-  /** Spends money or is hard to reverse: runs only with `confirmAction: true` (§8.3). */
-  confirm?: boolean;
-  /** A customer key also needs the `purchase` scope (§2.5). */
-  purchase?: boolean;
-  /** Takes `customerReferenceId`, which a tenant key must send (§8.2). */
-  customerScoped?: boolean;
-  /** Changes state or moves money: logged with the key hint and the tool name. */
-  changesState?: boolean;
-  run(call: ToolCall, args: any): Promise<unknown>;
-};
-
-function tool<S extends z.ZodObject>(spec: Omit<ToolSpec, 'input' | 'run'> & { input: S; run(call: ToolCall, args: z.output<S>): Promise<unknown> }): ToolSpec {
-  return spec;
-}
-
-const ref = z.string().min(1).max(255);
 const optionalRef = ref.optional().describe("The customer's customerReferenceId. Required with a tenant key; with a customer key omit it (the key's own customer).");
-const noInput = z.object({});
 const units = decimalInput({ min: 0, exclusiveMin: true, max: '1000000000', maxScale: 6, description: 'Proposed units; default 1.' });
-/** The tool lists return every row (one page of the Client API's largest size). */
-const firstPage = pageQuerySchema.parse({ limit: 200 });
 
 // Curated tools (§8.2): tenant and customer keys.
 
@@ -328,45 +296,8 @@ const tenant: ToolSpec[] = [
   }),
 ];
 
-// Admin tools (§8.4, behind APP_MCP_ADMIN_TOOLS_ENABLED).
+export { ADMIN_TOOL_NAMES, UNAVAILABLE_TOOLS } from './admin-tools.js';
+export type { ToolCall, ToolSpec } from './tool-spec.js';
 
-const admin: ToolSpec[] = [
-  tool({
-    name: 'adminListPlans',
-    access: 'admin',
-    description: 'List every plan of the catalog, of every status. Read-only, free.',
-    input: noInput,
-    run: async ({ ctx, principal }) => (await catalog.listAllPlans(ctx, principal.accountId)).map(catalog.toPlan),
-  }),
-  tool({
-    name: 'adminListFeatures',
-    access: 'admin',
-    description: 'List every feature of the catalog. Read-only, free.',
-    input: noInput,
-    run: async ({ ctx, principal }) => (await catalog.listAllFeatures(ctx, principal.accountId)).map(catalog.toFeature),
-  }),
-  tool({
-    name: 'adminListCreditAllocationsForPlan',
-    access: 'admin',
-    description: "A plan's credit allocations. Read-only, free.",
-    input: z.object({ planId: z.uuid() }),
-    run: ({ ctx, principal }, args) => credits.listPlanAllocations(ctx, principal.accountId, args.planId),
-  }),
-];
-
-/**
- * Every admin and processor-setup tool name of §8.4. With the flag off a call to any of them is
- * `admin_tools_disabled`; with it on, those not built here are unknown tools.
- */
-export const ADMIN_TOOL_NAMES: ReadonlySet<string> = new Set([
-  'adminListFeatures', 'adminCreateFeature', 'adminUpdateFeature', 'adminListPlans', 'adminGetPlanWithFeatures', 'adminCreatePlan', 'adminUpdatePlan',
-  'adminGetFeatureRule', 'adminLinkFeatureToPlan', 'adminUpdateFeatureRule', 'adminUnlinkFeatureFromPlan', 'adminListCreditModels', 'adminGetCreditModel',
-  'adminCreateCreditModel', 'adminDeleteCreditModel', 'adminAddCreditAllocationToPlan', 'adminListCreditAllocationsForPlan', 'adminRemoveCreditAllocationFromPlan',
-  'adminListCreditPools', 'adminGetCreditPool', 'adminGetCreditPoolsByCustomer', 'adminCreateCreditPool', 'adminGrantCredits', 'adminGetPoolGrants',
-  'adminDeductCredits', 'adminGetPoolTransactions', 'adminReverseTransaction', 'adminLinkPoolToSubscription', 'adminUnlinkPoolFromSubscription',
-  'getEvents', 'getGroupedEvents',
-  'getStripeIntegrationStatus', 'registerStripeApiKey', 'setupStripeIntegration', 'discoverStripeData', 'importStripeData', 'getStripeImportStatus',
-]);
-
-export const TOOLS: readonly ToolSpec[] = [...curated, ...tenant, ...admin];
+export const TOOLS: readonly ToolSpec[] = [...curated, ...tenant, ...ADMIN_TOOLS];
 export const TOOLS_BY_NAME: ReadonlyMap<string, ToolSpec> = new Map(TOOLS.map((t) => [t.name, t]));

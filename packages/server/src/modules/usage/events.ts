@@ -14,12 +14,14 @@ export type EventListFilter = PageQuery & {
   flowId?: string | undefined;
 };
 
-/** Events of the account; an unknown customer or feature filter simply matches nothing. */
-export async function listEventPage(ctx: AppContext, accountId: string, q: EventListFilter) {
+type EventQuery = Omit<EventListFilter, 'limit' | 'offset'>;
+
+/** The repo filter for a query; null when an unknown customer or feature means nothing can match. */
+async function toEventFilter(ctx: AppContext, accountId: string, q: EventQuery): Promise<repo.EventFilter | null> {
   const customer = q.customerReferenceId ? await customersRepo.findCustomerByRef(ctx.db, accountId, q.customerReferenceId) : undefined;
   const feature = q.featureKey ? await catalogRepo.findFeatureByKey(ctx.db, accountId, q.featureKey) : undefined;
-  if ((q.customerReferenceId && !customer) || (q.featureKey && !feature)) return toPage([], 0, q);
-  const filter: repo.EventFilter = {
+  if ((q.customerReferenceId && !customer) || (q.featureKey && !feature)) return null;
+  return {
     customerId: customer?.id,
     featureId: feature?.id,
     from: q.from ? new Date(q.from) : undefined,
@@ -27,6 +29,12 @@ export async function listEventPage(ctx: AppContext, accountId: string, q: Event
     eventType: q.eventType,
     flowId: q.flowId,
   };
+}
+
+/** Events of the account; an unknown customer or feature filter simply matches nothing. */
+export async function listEventPage(ctx: AppContext, accountId: string, q: EventListFilter) {
+  const filter = await toEventFilter(ctx, accountId, q);
+  if (!filter) return toPage([], 0, q);
   const [rows, total] = await Promise.all([repo.listEvents(ctx.db, accountId, filter, q), repo.countEvents(ctx.db, accountId, filter)]);
   return toPage(
     rows.map((r) => ({
@@ -52,4 +60,28 @@ export async function listEventPage(ctx: AppContext, accountId: string, q: Event
     total,
     q,
   );
+}
+
+/** Most groups one grouped read returns (a day per group covers almost three years). */
+export const MAX_EVENT_GROUPS = 1000;
+
+/**
+ * Usage events of the account summed per customer, feature, event name, model or UTC day, with the
+ * same filters as the event list: count, usage units, revenue and cost per group, exact.
+ */
+export async function groupEventTotals(ctx: AppContext, accountId: string, q: EventQuery & { groupBy: repo.EventGroupBy }) {
+  const filter = await toEventFilter(ctx, accountId, q);
+  if (!filter) return { groupBy: q.groupBy, items: [], truncated: false };
+  const rows = await repo.groupEvents(ctx.db, accountId, filter, q.groupBy, MAX_EVENT_GROUPS + 1);
+  return {
+    groupBy: q.groupBy,
+    items: rows.slice(0, MAX_EVENT_GROUPS).map((r) => ({
+      key: r.key,
+      eventCount: Number(r.event_count),
+      usageUnits: dec(r.usage_units),
+      revenueAmount: dec(r.revenue_amount),
+      costAmount: dec(r.cost_amount),
+    })),
+    truncated: rows.length > MAX_EVENT_GROUPS,
+  };
 }

@@ -219,3 +219,33 @@ export async function countEvents(db: Executor, accountId: string, f: EventFilte
   const r = await filtered(db, accountId, f).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   return Number(r.n);
 }
+
+export type EventGroupBy = 'customer' | 'feature' | 'eventName' | 'model' | 'day';
+
+const GROUP_KEYS: Record<EventGroupBy, ReturnType<typeof sql<string | null>>> = {
+  customer: sql<string>`customers.customer_reference_id`,
+  feature: sql<string>`features.key`,
+  eventName: sql<string>`usage_events.event_name`,
+  model: sql<string | null>`usage_events.model`,
+  // The UTC calendar day of occurredAt.
+  day: sql<string>`to_char(usage_events.occurred_at at time zone 'UTC', 'YYYY-MM-DD')`,
+};
+
+/** Event counts and sums per group (exact decimals as text), groups in key order, at most `limit`. */
+export function groupEvents(db: Executor, accountId: string, f: EventFilter, groupBy: EventGroupBy, limit: number) {
+  const key = GROUP_KEYS[groupBy];
+  return filtered(db, accountId, f)
+    .innerJoin('customers', 'customers.id', 'usage_events.customer_id')
+    .innerJoin('features', 'features.id', 'usage_events.feature_id')
+    .select([
+      key.as('key'),
+      sql<string>`count(*)::text`.as('event_count'),
+      sql<string>`coalesce(sum(usage_events.usage_units), 0)::text`.as('usage_units'),
+      sql<string>`coalesce(sum(usage_events.revenue_amount), 0)::text`.as('revenue_amount'),
+      sql<string>`coalesce(sum(usage_events.cost_amount), 0)::text`.as('cost_amount'),
+    ])
+    .groupBy(key)
+    .orderBy(key)
+    .limit(limit)
+    .execute();
+}

@@ -9,7 +9,24 @@ import { callTool, mcpClient } from './mcp-helpers.js';
  * Tools that spend money or make a hard-to-reverse change (contract §8.2, §8.4 `*`; createSubscription
  * too, because a saved card is charged at once). Each must take confirmAction and refuse without it.
  */
-const CONFIRM = new Set(['subscribePlan', 'purchaseCredits', 'createSubscription', 'cancelSubscription', 'changeSubscriptionPlan', 'markInvoicePaid']);
+const CONFIRM = new Set([
+  'subscribePlan', 'purchaseCredits', 'createSubscription', 'cancelSubscription', 'changeSubscriptionPlan', 'markInvoicePaid',
+  'adminUnlinkFeatureFromPlan', 'adminDeleteCreditModel', 'adminRemoveCreditAllocationFromPlan', 'adminDeductCredits', 'adminReverseTransaction',
+  'adminUnlinkPoolFromSubscription',
+]);
+
+/** The §8.4 admin tools (flag). */
+const ADMIN = [
+  'adminListFeatures', 'adminCreateFeature', 'adminUpdateFeature', 'adminListPlans', 'adminGetPlanWithFeatures', 'adminCreatePlan', 'adminUpdatePlan',
+  'adminGetFeatureRule', 'adminLinkFeatureToPlan', 'adminUpdateFeatureRule', 'adminUnlinkFeatureFromPlan', 'adminListCreditModels', 'adminGetCreditModel',
+  'adminCreateCreditModel', 'adminDeleteCreditModel', 'adminAddCreditAllocationToPlan', 'adminListCreditAllocationsForPlan', 'adminRemoveCreditAllocationFromPlan',
+  'adminListCreditPools', 'adminGetCreditPool', 'adminGetCreditPoolsByCustomer', 'adminCreateCreditPool', 'adminGrantCredits', 'adminGetPoolGrants',
+  'adminDeductCredits', 'adminGetPoolTransactions', 'adminReverseTransaction', 'adminLinkPoolToSubscription', 'adminUnlinkPoolFromSubscription',
+  'getEvents', 'getGroupedEvents',
+];
+
+/** Processor-setup tools (§8.4, flag): not served; a clear tool error. */
+const PROCESSOR = ['getStripeIntegrationStatus', 'registerStripeApiKey', 'setupStripeIntegration', 'discoverStripeData', 'importStripeData', 'getStripeImportStatus'];
 
 /** Every listed tool, table-driven: schema, description, confirmAction, and bad input, with the admin flag on and off. */
 describe('MCP tool table', () => {
@@ -34,18 +51,19 @@ describe('MCP tool table', () => {
   });
 
   test('when the tools are listed then each has an object input schema and a description saying what it does and costs', () => {
-    assert.ok(tools.length >= 23, `${tools.length} tools`);
+    const names = tools.map((t) => t.name);
+    for (const name of ADMIN) assert.ok(names.includes(name), `${name} is listed with the flag on`);
     for (const t of tools) {
       assert.equal(t.inputSchema.type, 'object', t.name);
       assert.ok((t.description ?? '').length >= 30, `${t.name}: a description of what it does`);
-      assert.match(t.description!, /free|spends nothing|charges nothing|money|bills/i, `${t.name}: its description says what it costs`);
+      assert.match(t.description!, /free|spends nothing|charges no|money|bills/i, `${t.name}: its description says what it costs`);
       assert.equal(t.annotations?.destructiveHint, CONFIRM.has(t.name), `${t.name}: destructiveHint`);
     }
   });
 
   test('when a spending or hard-to-reverse tool is called without confirmAction then confirmation_required, and only those declare it', async () => {
     const declaring = tools.filter((t) => 'confirmAction' in (t.inputSchema.properties ?? {})).map((t) => t.name);
-    assert.deepEqual(declaring.sort(), [...CONFIRM].filter((n) => tools.some((t) => t.name === n)).sort());
+    assert.deepEqual(declaring.sort(), [...CONFIRM].sort());
     for (const name of declaring) {
       const schema = tools.find((t) => t.name === name)!.inputSchema;
       assert.ok(!(schema.required ?? []).includes('confirmAction'), `${name}: optional, so the SDK never refuses the call itself`);
@@ -66,11 +84,21 @@ describe('MCP tool table', () => {
     }
   });
 
+  test('when a processor-setup tool is called with the flag on then a clear tool error naming the Admin API routes, and it is not listed', async () => {
+    for (const name of PROCESSOR) {
+      assert.ok(!tools.some((t) => t.name === name), name);
+      const res = await callTool(client, name, { confirmAction: true });
+      assert.equal(res.isError, true, name);
+      assert.equal(res.json.error.code, 'not_found', name);
+      assert.match(res.json.error.message, /^\w+ is not available over MCP on this install: .*POST \/api\/v1\/data\/stripe\/api/, name);
+    }
+  });
+
   test('when the admin flag is off then no admin tool is listed and each answers admin_tools_disabled', async () => {
     const offNames = new Set((await offClient.listTools()).tools.map((t) => t.name));
     const adminOnly = tools.map((t) => t.name).filter((n) => !offNames.has(n));
-    assert.ok(adminOnly.length >= 3, adminOnly.join(','));
-    for (const name of adminOnly) {
+    assert.deepEqual(adminOnly.sort(), [...ADMIN].sort());
+    for (const name of [...adminOnly, ...PROCESSOR]) {
       const res = await callTool(offClient, name, { confirmAction: true });
       assert.equal(res.json.error.code, 'admin_tools_disabled', name);
     }
