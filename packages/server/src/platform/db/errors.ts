@@ -23,6 +23,7 @@ export const UNIQUE_CONSTRAINTS = {
   usageEventKey: 'usage_events_account_id_event_idempotency_key_key',
   username: 'users_username_key',
   accountSlug: 'account_settings_slug_key',
+  spendPriceAt: 'spend_prices_model_day_key',
 } as const;
 
 export type UniqueConstraint = (typeof UNIQUE_CONSTRAINTS)[keyof typeof UNIQUE_CONSTRAINTS];

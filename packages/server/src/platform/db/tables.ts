@@ -693,6 +693,51 @@ export interface SpendBudgetsTable {
   modified_at: Date;
 }
 
+// The spend price book (migration 0014): USD per million tokens as NUMERIC (strings); null = no such rate.
+export type SpendPriceSource = 'PACKAGE' | 'SEED_OVERRIDE';
+
+export interface SpendPriceSeedTable {
+  provider: 'ANTHROPIC' | 'OPENAI';
+  model: string;
+  effective_from: string;
+  input_per_mtok: Numeric | null;
+  output_per_mtok: Numeric | null;
+  cache_read_per_mtok: Numeric | null;
+  cache_write_5m_per_mtok: Numeric | null;
+  cache_write_1h_per_mtok: Numeric | null;
+  source: SpendPriceSource;
+}
+
+export interface SpendPriceSeedStateTable {
+  id: number;
+  data_hash: string;
+  refreshed_at: Date | null;
+}
+
+export interface SpendPricesTable {
+  id: string;
+  account_id: string;
+  provider: SpendProvider;
+  model: string;
+  effective_from: string;
+  input_per_mtok: Numeric;
+  output_per_mtok: Numeric;
+  cache_read_per_mtok: Numeric | null;
+  cache_write_5m_per_mtok: Numeric | null;
+  cache_write_1h_per_mtok: Numeric | null;
+  created_by: string | null;
+  created_at: Date;
+}
+
+export interface SpendModelMatchesTable {
+  account_id: string;
+  provider: SpendProvider;
+  vendor_model: string;
+  price_provider: SpendProvider;
+  price_model: string;
+  matched: boolean;
+}
+
 export interface DB {
   credit_models: CreditModelsTable;
   plan_credit_allocations: PlanCreditAllocationsTable;
@@ -735,6 +780,10 @@ export interface DB {
   spend_units: SpendUnitsTable;
   spend_rules: SpendRulesTable;
   spend_budgets: SpendBudgetsTable;
+  spend_price_seed: SpendPriceSeedTable;
+  spend_price_seed_state: SpendPriceSeedStateTable;
+  spend_prices: SpendPricesTable;
+  spend_model_matches: SpendModelMatchesTable;
   account_settings: AccountSettingsTable;
   account_audit_log: AccountAuditLogTable;
   agent_signups: AgentSignupsTable;
