@@ -6,6 +6,7 @@ import { subscribeThroughProcessor as processorSubscribe } from './processor-sub
 import { getAccountSettings } from '../settings/index.js';
 import { usageRecorded, usageRecordedWanted } from '../usage/index.js';
 import { queueMeterEvent, runMeterSync } from './meters.js';
+import { runProcessorRetry } from './processor-retry.js';
 import * as subscribe from './subscribe.js';
 
 /** How payments joins billing and usage (called once at startup by runtime.ts): it collects paid subscribes and queues meter events. */
@@ -20,7 +21,14 @@ export function registerHooks(): void {
   usageRecordedWanted.provide(async (db, accountId) => (await getAccountSettings(db, accountId)).stripeMode === 'PROCESSOR_INTEGRATION');
 }
 
-/** `stripe-meter-sync`: the meter outbox, every 5 minutes, once per slot across nodes. */
+/**
+ * Every 5 minutes, once per slot across nodes: `stripe-processor-retry` (processor customers and
+ * plan sync a request could not finish) and `stripe-meter-sync` (the meter outbox).
+ */
 export function jobs(ctx: AppContext): Job[] {
-  return [{ name: 'stripe-meter-sync', cron: '*/5 * * * *', run: () => runMeterSync(ctx) }];
+  return [
+    // The retry first: a processor customer it links lets the meter sync send that customer's events.
+    { name: 'stripe-processor-retry', cron: '*/5 * * * *', run: () => runProcessorRetry(ctx) },
+    { name: 'stripe-meter-sync', cron: '*/5 * * * *', run: () => runMeterSync(ctx) },
+  ];
 }

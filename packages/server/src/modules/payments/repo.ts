@@ -218,3 +218,38 @@ export const markMeterEventFailed = (db: Executor, accountId: string, eventId: s
 
 export const findProcessorSubscription = (db: Executor, accountId: string, subscriptionId: string) =>
   db.selectFrom('processor_subscriptions').selectAll().where('account_id', '=', accountId).where('subscription_id', '=', subscriptionId).executeTakeFirst();
+
+// Retried processor work (PROCESSOR_INTEGRATION)
+
+const inProcessorIntegration = sql<boolean>`exists (select 1 from account_settings st where st.account_id = x.account_id and st.stripe_mode = 'PROCESSOR_INTEGRATION')`;
+
+/**
+ * Customers whose processor customer is still missing although work waits for it (PENDING meter
+ * events, a PENDING subscribe): the request that needed it failed or lost the processor's answer.
+ * Keyset-paged by customer id across accounts.
+ */
+export async function customersAwaitingProcessorCustomer(db: Executor, after: string | null, limit = 200): Promise<{ id: string; account_id: string }[]> {
+  const { rows } = await sql<{ id: string; account_id: string }>`
+    select x.customer_id as id, x.account_id from (
+      select account_id, customer_id from processor_meter_events where status = 'PENDING'
+      union
+      select account_id, customer_id from processor_subscriptions where status = 'PENDING'
+    ) x
+    where ${inProcessorIntegration}
+      and not exists (select 1 from processor_customers pc where pc.account_id = x.account_id and pc.customer_id = x.customer_id)
+      ${after === null ? sql`` : sql`and x.customer_id > ${after}::uuid`}
+    order by x.customer_id
+    limit ${limit}`.execute(db);
+  return rows;
+}
+
+/** ACTIVE paid in-advance plans of processor-driven accounts (the plans the processor bills), keyset-paged by id. */
+export async function plansToSync(db: Executor, after: string | null, limit = 200): Promise<{ id: string; account_id: string }[]> {
+  const { rows } = await sql<{ id: string; account_id: string }>`
+    select x.id, x.account_id from plans x
+    where x.status = 'ACTIVE' and x.billing_timing = 'IN_ADVANCE' and x.price_amount > 0 and ${inProcessorIntegration}
+      ${after === null ? sql`` : sql`and x.id > ${after}::uuid`}
+    order by x.id
+    limit ${limit}`.execute(db);
+  return rows;
+}

@@ -67,7 +67,11 @@ export type RecordedRequest = {
   status: number;
 };
 
-export type Failure = { status: number; body?: unknown } | { hangMs: number };
+/**
+ * `status`: the request fails before Stripe does anything. `lostAnswer`: Stripe applies the request
+ * (and remembers its idempotency key) but the answer is lost: the caller sees `status`.
+ */
+export type Failure = { status: number; body?: unknown; lostAnswer?: boolean } | { hangMs: number };
 export type FailureMatch = { method?: string; path: string | RegExp; times?: number };
 
 export type Delivery = { eventId: string; type: string; url: string; status: number; body: string };
@@ -285,7 +289,7 @@ export class StripeFake {
     };
 
     const failure = this.takeFailure(method, url.pathname);
-    if (failure) {
+    if (failure && !('lostAnswer' in failure && failure.lostAnswer)) {
       if ('hangMs' in failure) {
         await new Promise((r) => setTimeout(r, failure.hangMs));
         if (!res.destroyed) reply(500, { error: { type: 'api_error', message: 'hung' } });
@@ -298,28 +302,35 @@ export class StripeFake {
       reply(401, { error: { type: 'invalid_request_error', message: `Invalid API Key provided: ${maskKey(secretKey ?? '')}` } });
       return;
     }
-    const ns = this.ns(secretKey);
+    const outcome = this.apply(this.ns(secretKey), method, url.pathname, body, idempotencyKey, raw);
+    if (failure && 'status' in failure) {
+      // Applied, but the answer never reaches the caller.
+      reply(failure.status, failure.body ?? { error: { type: 'api_error', message: 'An unknown error occurred with Stripe (fake).' } });
+      return;
+    }
+    record.status = outcome.status;
+    res.writeHead(outcome.status, { 'content-type': 'application/json', 'request-id': newId('req'), ...(outcome.replayed ? { 'idempotent-replayed': 'true' } : {}) });
+    res.end(outcome.body);
+  }
+
+  /** Runs one request, replaying a POST's earlier outcome for the same `Idempotency-Key` (or refusing other parameters). */
+  private apply(ns: Namespace, method: string, path: string, body: FormObject, idempotencyKey: string | null, raw: string): { status: number; body: string; replayed: boolean } {
     if (method === 'POST' && idempotencyKey) {
-      const fingerprint = createHash('sha256').update(`${method} ${url.pathname} ${raw}`).digest('hex');
+      const fingerprint = createHash('sha256').update(`${method} ${path} ${raw}`).digest('hex');
       const stored = ns.idempotency.get(idempotencyKey);
       if (stored) {
         if (stored.fingerprint !== fingerprint) {
-          reply(400, { error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.` } });
-          return;
+          return { status: 400, replayed: false, body: JSON.stringify({ error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.` } }) };
         }
-        record.status = stored.status;
-        res.writeHead(stored.status, { 'content-type': 'application/json', 'idempotent-replayed': 'true', 'request-id': newId('req') });
-        res.end(stored.body);
-        return;
+        return { status: stored.status, body: stored.body, replayed: true };
       }
-      const [status, payload] = this.route(ns, method, url.pathname, body);
+      const [status, payload] = this.route(ns, method, path, body);
       // Stripe stores the outcome of a key, errors included, except 5xx and rate limits.
       if (status < 500 && status !== 429) ns.idempotency.set(idempotencyKey, { fingerprint, status, body: JSON.stringify(payload) });
-      reply(status, payload);
-      return;
+      return { status, body: JSON.stringify(payload), replayed: false };
     }
-    const [status, payload] = this.route(ns, method, url.pathname, body);
-    reply(status, payload);
+    const [status, payload] = this.route(ns, method, path, body);
+    return { status, body: JSON.stringify(payload), replayed: false };
   }
 
   private takeFailure(method: string, path: string): Failure | null {
