@@ -25,7 +25,8 @@ export function registerAuth(
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?', 1)[0]!;
     const surface = surfaceOf(path);
-    if (surface !== 'open') {
+    const preflight = request.method === 'OPTIONS' && request.routeOptions.config?.corsPreflight === true;
+    if (surface !== 'open' && !preflight) {
       const credential = credentialOf(request);
       if (!credential) throw new AppError('unauthorized', 'Authentication required');
       request.principal =

@@ -19,6 +19,11 @@ declare module 'fastify' {
      * 'purchase' also requires the key's purchase scope.
      */
     customerKey?: CustomerScope;
+    /**
+     * A CORS preflight route (OPTIONS): browsers send preflights without credentials, so the auth
+     * hook lets it through. The route itself answers only with CORS headers.
+     */
+    corsPreflight?: boolean;
   }
 }
 

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
-import { callTool, mcpClient } from './mcp-helpers.js';
+import { browserCorsFetch, callTool, mcpClient } from './mcp-helpers.js';
 
 const CURATED = ['checkEntitlement', 'getCreditPrices', 'getUsageForecast', 'listPlans', 'purchaseCredits', 'subscribePlan'];
 
@@ -227,6 +227,33 @@ describe('MCP endpoint', () => {
     assert.deepEqual(res.structured, res.json);
     const unknown = await callTool(tenant, 'listCustomerEntitlements', { customerReferenceId: 'nobody' });
     assert.equal(unknown.json.error.code, 'not_found');
+  });
+
+  test('when a browser page (the Inspector in direct mode) drives /mcp then preflights pass and the SDK client works under CORS rules', async () => {
+    const client = await mcpClient(svc, readKey, { fetch: browserCorsFetch('http://localhost:6274') });
+    clients.push(client);
+    assert.equal((await client.listTools()).tools.length, 6);
+    const res = await callTool(client, 'getCreditPrices');
+    assert.equal(res.isError, false, res.text);
+    // Preflights carry no key; the answer names every header an MCP client sends.
+    const preflight = await svc.http.request('OPTIONS', '/mcp', {
+      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,mcp-protocol-version,mcp-session-id,x-api-key' },
+    });
+    assert.equal(preflight.status, 204, preflight.text);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+    const allowed = preflight.headers.get('access-control-allow-headers')!.toLowerCase();
+    for (const h of ['authorization', 'x-api-key', 'content-type', 'mcp-protocol-version', 'mcp-session-id']) assert.ok(allowed.includes(h), h);
+    const exposed = preflight.headers.get('access-control-expose-headers')!;
+    assert.match(exposed, /Mcp-Session-Id/);
+    assert.match(exposed, /Mcp-Protocol-Version/);
+    // Errors are readable by the page too; other surfaces get no CORS headers and no preflight pass.
+    const unauthenticated = await svc.http.post('/mcp', { body: {}, headers: { origin: 'http://localhost:6274' } });
+    assert.equal(unauthenticated.status, 401);
+    assert.equal(unauthenticated.headers.get('access-control-allow-origin'), '*');
+    const elsewhere = await svc.http.request('OPTIONS', '/api/v1/client/plans', { headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'GET' } });
+    assert.equal(elsewhere.status, 401);
+    assert.equal(elsewhere.headers.get('access-control-allow-origin'), null);
+    assert.equal((await m.client('GET', '/plans')).headers.get('access-control-allow-origin'), null);
   });
 
   test('when /mcp is called without a key then 401 in the envelope, and GET answers 405 as the SDK stateless examples', async () => {
