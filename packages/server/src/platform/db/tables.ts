@@ -738,6 +738,45 @@ export interface SpendModelMatchesTable {
   matched: boolean;
 }
 
+export type SpendOutcomeSourceKind = 'GITHUB' | 'LINEAR';
+export type SpendOutcomeSourceName = SpendOutcomeSourceKind | 'MANUAL';
+export type SpendOutcomeKind = 'PR_MERGED' | 'ISSUE_DONE' | 'CUSTOM';
+
+export interface SpendOutcomeSourcesTable {
+  id: string;
+  account_id: string;
+  source: SpendOutcomeSourceKind;
+  label: string;
+  token_sealed: string;
+  scope: string;
+  default_spend_unit_id: string | null;
+  status: SpendConnectionStatus;
+  last_error: string | null;
+  last_synced_at: Date | null;
+  created_at: Date;
+  modified_at: Date;
+}
+
+export interface SpendOutcomesTable {
+  id: string;
+  account_id: string;
+  source: SpendOutcomeSourceName;
+  source_id: string | null;
+  kind: SpendOutcomeKind;
+  external_id: string;
+  title: string | null;
+  url: string | null;
+  actor_email: string | null;
+  actor_login: string | null;
+  requested_spend_unit_id: string | null;
+  spend_unit_id: string | null;
+  occurred_at: Date;
+  ai_assisted: boolean | null;
+  ai_tool: string | null;
+  created_at: Date;
+  modified_at: Date;
+}
+
 export interface DB {
   credit_models: CreditModelsTable;
   plan_credit_allocations: PlanCreditAllocationsTable;
@@ -784,6 +823,8 @@ export interface DB {
   spend_price_seed_state: SpendPriceSeedStateTable;
   spend_prices: SpendPricesTable;
   spend_model_matches: SpendModelMatchesTable;
+  spend_outcome_sources: SpendOutcomeSourcesTable;
+  spend_outcomes: SpendOutcomesTable;
   account_settings: AccountSettingsTable;
   account_audit_log: AccountAuditLogTable;
   agent_signups: AgentSignupsTable;
