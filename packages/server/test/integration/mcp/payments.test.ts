@@ -16,6 +16,7 @@ describe('MCP spend tools with a payment processor', () => {
   let m: ReturnType<typeof monetization>;
   let poolId: string;
   let paidPlanId: string;
+  let secondPlanId: string;
   let purchaseKey: string;
   const ref = 'mcp-buyer';
 
@@ -27,6 +28,7 @@ describe('MCP spend tools with a payment processor', () => {
     m = monetization(svc, acct);
     const feature = await m.feature();
     paidPlanId = (await m.activePlan({ price: 30, features: [{ id: feature.id }] })).id;
+    secondPlanId = (await m.activePlan({ price: 12, features: [{ id: feature.id }] })).id;
     await m.creditModel({ denomination: 'credits' });
     const customer = await m.expectOk(m.admin('POST', '/customers', { customerReferenceId: ref, email: 'buyer@example.com' }), 201);
     poolId = (await m.expectOk(m.admin('POST', '/credits/pools', { name: 'wallet', denomination: 'credits', customerId: customer.id }), 201)).id;
@@ -72,5 +74,17 @@ describe('MCP spend tools with a payment processor', () => {
     assert.deepEqual(grants.map((g) => g.amount), [250.5, 250.5]);
     assert.deepEqual(new Set(grants.map((g) => g.id)), new Set([viaMcp.json.grantId, viaRest.body.data.grantId]));
     await m.audit();
+  });
+
+  test('when a tenant key creates a subscription for a customer with a saved card then it charges at once, so it waits for confirmAction', async () => {
+    const client = await mcpClient(svc, acct.apiKey);
+    const unconfirmed = await callTool(client, 'createSubscription', { customerReferenceId: ref, planId: secondPlanId });
+    assert.equal(unconfirmed.json.error.code, 'confirmation_required');
+    const charged = await callTool(client, 'createSubscription', { customerReferenceId: ref, planId: secondPlanId, confirmAction: true });
+    await client.close();
+    assert.equal(charged.isError, false, charged.text);
+    assert.equal(charged.json.invoice.status, 'PAID', 'the saved card paid the first invoice off-session');
+    assert.equal(charged.json.subscription.status, 'ACTIVE');
+    assert.match(svc.logs(), /"mcpTool":"createSubscription","keyHint":"sk_test_…[0-9a-f]{4}"[^\n]*"outcome":"ok"/);
   });
 });
