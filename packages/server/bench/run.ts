@@ -5,8 +5,10 @@
  *   - insert: tenant-key auth + one single-row INSERT (the baseline for write routes)
  *   - healthz: no auth, no database (the ceiling of the HTTP stack)
  *   - idempotent-insert: the insert route with a unique Idempotency-Key per request
+ *   - spend-usage-report: GET /api/v1/spend/reports/usage (JWT) over 1,002,000 usage buckets
+ *     (30 days × 200 models × 167 actors), one connection, against pk-select on one connection
  * BENCH_DATABASE_URL (default: TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test),
- * BENCH_SECONDS (default 5).
+ * BENCH_SECONDS (default 5), BENCH_ONLY=spend (only the spend scenarios and their baseline).
  */
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +18,7 @@ const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = 50;
 
-type Ready = { port: number; apiKey: string; featureKey: string; creditFeatureKey: string; customers: number };
+type Ready = { port: number; apiKey: string; featureKey: string; creditFeatureKey: string; customers: number; username: string; password: string; spendRows: number; spendSeedMs: number };
 const server = fork(new URL('./server.ts', import.meta.url).pathname, [], {
   execArgv: ['--import', 'tsx'],
   env: { ...process.env, BENCH_DATABASE_URL: url, NODE_ENV: 'production' },
@@ -27,16 +29,16 @@ const ready = await new Promise<Ready>((resolve, reject) => {
 });
 const base = `http://127.0.0.1:${ready.port}`;
 
-type Scenario = { name: string; method: 'GET' | 'POST'; path: string | (() => string); body?: () => string; headers?: () => Record<string, string> };
+type Scenario = { name: string; method: 'GET' | 'POST'; path: string | (() => string); body?: () => string; headers?: () => Record<string, string>; connections?: number; auth?: Record<string, string> };
 type Result = { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number };
 
 async function measure(s: Scenario): Promise<Result> {
   const result = await autocannon({
     url: base + (typeof s.path === 'string' ? s.path : s.path()),
     method: s.method,
-    connections,
+    connections: s.connections ?? connections,
     duration: seconds,
-    headers: { 'x-api-key': ready.apiKey, 'content-type': 'application/json' },
+    headers: { ...(s.auth ?? { 'x-api-key': ready.apiKey }), 'content-type': 'application/json' },
     requests: [
       {
         setupRequest: (req: any) => ({
@@ -58,8 +60,8 @@ async function measure(s: Scenario): Promise<Result> {
   };
 }
 
-function print(rows: { r: Result; baseline?: Result; target?: string }[]) {
-  console.log(`\nserver benchmarks: PostgreSQL, ${connections} connections, ${seconds}s each`);
+function print(rows: { r: Result; baseline?: Result; target?: string }[], title = `server benchmarks: PostgreSQL, ${connections} connections, ${seconds}s each`) {
+  console.log(`\n${title}`);
   console.log('scenario'.padEnd(22), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'errors'.padStart(7), 'vs baseline'.padStart(24), '  target');
   for (const { r, baseline, target } of rows) {
     const ratio = baseline ? `${(r.rps / baseline.rps).toFixed(2)}x of ${baseline.name}` : '(baseline)';
@@ -75,8 +77,36 @@ function print(rows: { r: Result; baseline?: Result; target?: string }[]) {
   }
 }
 
+/**
+ * The usage report over ~1M buckets, one request at a time (a report is a single heavy statement,
+ * not a throughput path), against the single-row SELECT on one connection in the same run.
+ */
+async function spendScenarios() {
+  const login = await fetch(`${base}/public/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ready.username, password: ready.password }) });
+  const jwt = { authorization: `Bearer ${((await login.json()) as { data: { token: string } }).data.token}` };
+  // The first call resolves the 200 vendor model names once (stored), as after a sync.
+  const first = await fetch(`${base}/api/v1/spend/reports/usage`, { headers: jwt });
+  if (first.status !== 200) throw new Error(`usage report: ${first.status} ${await first.text()}`);
+  const pk1 = await measure({ name: 'pk-select-1conn', method: 'GET', path: '/api/v1/client/bench/pk', connections: 1 });
+  const report = await measure({ name: 'spend-usage-report', method: 'GET', path: '/api/v1/spend/reports/usage', connections: 1, auth: jwt });
+  print(
+    [
+      { r: pk1 },
+      { r: report, baseline: pk1, target: `p99 <= 1000 ms: ${report.p99 <= 1000 && report.errors + report.non2xx === 0 ? 'met' : 'MISSED'}` },
+    ],
+    `spend usage report: PostgreSQL, ${ready.spendRows.toLocaleString('en')} usage buckets (seeded in ${(ready.spendSeedMs / 1000).toFixed(1)} s), 1 connection, ${seconds}s each`,
+  );
+}
+
 try {
   await measure({ name: 'warmup', method: 'GET', path: '/api/v1/client/bench/pk' });
+  if (process.env.BENCH_ONLY !== 'spend') await monetizationScenarios();
+  await spendScenarios();
+} finally {
+  server.send('stop');
+}
+
+async function monetizationScenarios() {
   const pk = await measure({ name: 'pk-select', method: 'GET', path: '/api/v1/client/bench/pk' });
   const insert = await measure({ name: 'insert', method: 'POST', path: '/api/v1/client/bench/insert', body: () => '{}' });
   const health = await measure({ name: 'healthz', method: 'GET', path: '/healthz' });
@@ -136,6 +166,4 @@ try {
     { r: creditSpread, baseline: ingest, target: `>= 60% of ingest-spread: ${creditSpread.rps / ingest.rps >= 0.6 ? 'met' : 'MISSED'}` },
     { r: creditHot, baseline: ingestHot, target: `>= 1000 events/s, no errors: ${creditHot.rps >= 1000 && creditHot.errors + creditHot.non2xx === 0 ? 'met' : 'MISSED'}` },
   ]);
-} finally {
-  server.send('stop');
 }

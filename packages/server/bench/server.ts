@@ -13,6 +13,7 @@ import { accountIdOf } from '../src/platform/http/principal.js';
 import { newId } from '../src/platform/ids.js';
 import { createRuntime } from '../src/runtime.js';
 import { seedCredits, seedMonetization } from './fixtures.js';
+import { seedSpendUsage } from './spend-report.js';
 
 const url = process.env.BENCH_DATABASE_URL!;
 const schema = `bench_${randomBytes(4).toString('hex')}`;
@@ -43,15 +44,17 @@ const runtime = await createRuntime(config, {
     });
   },
 });
-const { apiKey, accountId } = await createAccount(runtime.ctx, { accountName: 'bench', username: `bench-${schema}`, password: 'bench password' });
-const fixture = { ...(await seedMonetization(runtime.ctx, accountId)), ...(await seedCredits(runtime.ctx, accountId)) };
+const username = `bench-${schema}`;
+const password = 'bench password';
+const { apiKey, accountId } = await createAccount(runtime.ctx, { accountName: 'bench', username, password });
+const fixture = { ...(await seedMonetization(runtime.ctx, accountId)), ...(await seedCredits(runtime.ctx, accountId)), ...(await seedSpendUsage(runtime.ctx, accountId)), username, password };
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });
 const address = runtime.app.server.address();
 process.send!({ port: typeof address === 'object' && address ? address.port : 0, apiKey, accountId, schema, ...fixture });
 
 process.on('message', async (message) => {
   if (message !== 'stop') return;
-  await new Promise((r) => setTimeout(r, 500)); // let requests cut off by the load generator finish
+  await new Promise((r) => setTimeout(r, 2000)); // let requests cut off by the load generator finish (a usage report takes ~1 s)
   await runtime.close();
   const cleanup = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
   await sql.raw(`drop schema ${schema} cascade`).execute(cleanup.db);

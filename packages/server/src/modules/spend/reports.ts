@@ -1,6 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AppContext } from '../../platform/context.js';
+import type { Executor, Tx } from '../../platform/db/database.js';
 import type { SpendProvider } from '../../platform/db/tables.js';
+import { withTransaction } from '../../platform/db/transaction.js';
 import { dec, type Decimal } from '../../platform/money.js';
 import { currentPrices, ensurePriceSeed, rateInForce, resolveModelNames, type CurrentPrice, type VendorModel } from './prices.js';
 import { addDays, dayOf, type DayWindow } from './reports-window.js';
@@ -80,6 +82,22 @@ async function withResolvedNames<T extends { unresolved: VendorModel[] }>(ctx: A
   return run();
 }
 
+/**
+ * A report's statements, in one read transaction. On PostgreSQL the window's group aggregate needs
+ * more than the default 4 MB work_mem to hash in memory (it sorts on disk otherwise: 3× slower),
+ * and JIT compilation costs more than it saves on a sub-second statement; both set for this
+ * transaction only.
+ */
+function inReportTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return withTransaction(ctx.db, async (tx) => {
+    if (ctx.database.kind === 'postgres') {
+      await sql`set local work_mem = '32MB'`.execute(tx);
+      await sql`set local jit = off`.execute(tx);
+    }
+    return fn(tx);
+  });
+}
+
 // Usage report
 
 type UsageSetRow = {
@@ -125,7 +143,7 @@ export type UsageReport = Awaited<ReturnType<typeof usageReport>>;
 
 export async function usageReport(ctx: AppContext, accountId: string, w: DayWindow) {
   const result = await withResolvedNames(ctx, accountId, async () => {
-    const [sets, actors] = [await usageSets(ctx, accountId, w), await actorRows(ctx, accountId, w)];
+    const { sets, actors } = await inReportTransaction(ctx, async (tx) => ({ sets: await usageSets(tx, accountId, w), actors: await actorRows(tx, accountId, w) }));
     const unresolved = [
       ...sets.filter((s) => s.g_model === 0 && s.resolved === false).map((s) => ({ provider: s.provider!, model: s.model! })),
       ...actors.filter((a) => !a.resolved && a.model !== '').map((a) => ({ provider: a.provider, model: a.model })),
@@ -180,8 +198,13 @@ export async function usageReport(ctx: AppContext, accountId: string, w: DayWind
 }
 
 /** Totals, per model and per day in one pass (grouping sets) over the priced groups and the vendor's cost lines. */
-async function usageSets(ctx: AppContext, accountId: string, w: DayWindow): Promise<UsageSetRow[]> {
-  const { rows } = await sql<UsageSetRow>`
+async function usageSets(db: Executor, accountId: string, w: DayWindow): Promise<UsageSetRow[]> {
+  return (await usageSetsQuery(accountId, w).execute(db)).rows;
+}
+
+/** The statement of `usageSets` (exported for EXPLAIN in performance work). */
+export function usageSetsQuery(accountId: string, w: DayWindow) {
+  return sql<UsageSetRow>`
     with ${pricedGroups(accountId, w)},
     c as (
       select provider, model, day, sum(amount_cents) as vc
@@ -201,8 +224,7 @@ async function usageSets(ctx: AppContext, accountId: string, w: DayWindow): Prom
            sum(u) as u, sum(cr) as cr, sum(cw) as cw, sum(o) as o, sum(req) as req, sum(vc) as vc, sum(metered) as metered,
            bool_and(priced) as priced, bool_and(cache_known) as cache_known, bool_and(resolved) as resolved, max(price_model) as price_model
       from usage_rows
-     group by grouping sets ((provider, model), (day), ())`.execute(ctx.db);
-  return rows;
+     group by grouping sets ((provider, model), (day), ())`;
 }
 
 /**
@@ -210,7 +232,7 @@ async function usageSets(ctx: AppContext, accountId: string, w: DayWindow): Prom
  * metered estimate prices their token classes like buckets (their one cache-write class at the
  * 5-minute rate). They are never part of the totals.
  */
-async function actorRows(ctx: AppContext, accountId: string, w: DayWindow): Promise<ActorRow[]> {
+async function actorRows(db: Executor, accountId: string, w: DayWindow): Promise<ActorRow[]> {
   const { rows } = await sql<ActorRow>`
     with am as (
       select provider, actor, tool, model, day,
@@ -239,7 +261,7 @@ async function actorRows(ctx: AppContext, accountId: string, w: DayWindow): Prom
            sum(metered) as metered, bool_and(resolved) as resolved
       from priced
      group by provider, actor, tool, model
-     order by provider, actor, tool, model`.execute(ctx.db);
+     order by provider, actor, tool, model`.execute(db);
   return rows;
 }
 
@@ -307,7 +329,7 @@ type ReconcileRow = {
 export async function reconcileReport(ctx: AppContext, accountId: string, w: DayWindow) {
   const end = addDays(w.to, 1);
   const { rows } = await withResolvedNames(ctx, accountId, async () => {
-    const { rows } = await sql<ReconcileRow>`
+    const { rows } = await inReportTransaction(ctx, (tx) => sql<ReconcileRow>`
       with ${pricedGroups(accountId, { from: w.from, to: end })},
       m as (
         select provider, sum(case when priced then metered_raw end) as metered, bool_or(not priced or not cache_known) as estimate,
@@ -328,7 +350,7 @@ export async function reconcileReport(ctx: AppContext, accountId: string, w: Day
       )
       select provider, m.metered, m.estimate, (coalesce(m.row_vc, 0) + coalesce(c.vc, 0)) as vendor, i.invoiced, i.invoice_count, m.unresolved
         from m full join c using (provider) full join i using (provider)
-       order by provider`.execute(ctx.db);
+       order by provider`.execute(tx));
     return { rows, unresolved: rows.flatMap((r) => (r.unresolved ?? []).map((model) => ({ provider: r.provider, model }))) };
   });
   return {
