@@ -152,16 +152,23 @@ export type MirrorExternalInvoice = {
 /**
  * Writes our copy of an outside invoice. Its amount is the outside total exactly: lines that do not
  * add up to it (discounts, tax) get one balancing line. A PAID invoice is raised DUE and settled, so
- * paying the first invoice activates the subscription as mark-paid would.
+ * paying the first invoice activates the subscription as mark-paid would; a PAST_DUE one revokes the
+ * subscription's entitlements, as the due job would (§6.2).
+ *
+ * A subscription has one period invoice (initial or regular) per period start; the outside may raise
+ * more than one for a period (a second cycle invoice, an invoice for usage of the same period …), and
+ * those are mirrored as ADJUSTMENT invoices, so a mirror never fails (its webhook would be retried forever).
  */
 export async function mirrorExternalInvoice(tx: Tx, input: MirrorExternalInvoice): Promise<repo.InvoiceRow> {
   const sum = input.lines.reduce((s, l) => s.plus(l.amount), Money.zero(input.currency).amount);
   const difference = input.total.minus(sum);
   const lines = difference.isZero() ? input.lines : [...input.lines, { description: 'Adjustments at the payment processor', amount: difference }];
   const paid = input.status === 'PAID';
+  const periodType = input.type === 'IN_ADVANCE_INITIAL' || input.type === 'REGULAR';
+  const taken = periodType && (await repo.hasPeriodInvoice(tx, input.subscription.account_id, input.subscription.id, input.period.start));
   const { invoice } = await raiseInvoice(tx, {
     subscription: input.subscription,
-    type: input.type,
+    type: taken ? 'ADJUSTMENT' : input.type,
     status: paid ? 'DUE' : input.status,
     currency: input.currency,
     dueDate: input.dueDate,
@@ -169,12 +176,29 @@ export async function mirrorExternalInvoice(tx: Tx, input: MirrorExternalInvoice
     lines,
     now: input.now,
   });
+  if (invoice.status === 'PAST_DUE') await revokeEntitlements(tx, invoice.account_id, invoice.subscription_id, input.now);
   return paid && invoice.status !== 'PAID' ? (await settleInvoice(tx, invoice.account_id, invoice.id, input.now))! : invoice;
+}
+
+/** A PAST_DUE invoice revokes the subscription's entitlements until no invoice of it is past due (§6.2). */
+async function revokeEntitlements(tx: Tx, accountId: string, subscriptionId: string, now: Date) {
+  const subscription = await repo.lockSubscription(tx, accountId, subscriptionId);
+  if (subscription && !subscription.entitlements_revoked) await repo.updateSubscription(tx, { ...subscription, entitlements_revoked: true, modified_at: now });
+}
+
+/** A past-due invoice voided outside (the debt forgiven): the entitlements come back once none is past due. */
+async function restoreEntitlements(tx: Tx, accountId: string, subscriptionId: string, now: Date) {
+  const subscription = await repo.lockSubscription(tx, accountId, subscriptionId);
+  if (subscription?.entitlements_revoked && !(await repo.hasPastDue(tx, accountId, subscriptionId))) {
+    await repo.updateSubscription(tx, { ...subscription, entitlements_revoked: false, modified_at: now });
+  }
 }
 
 /**
  * Moves a mirrored invoice to the outside status: forward only (PENDING → DUE → PAST_DUE → PAID;
- * VOID from any unpaid status). PAID settles it (idempotent); a PAID or VOID invoice stays as it is.
+ * VOID from any unpaid status). PAID settles it (idempotent; paying the last past-due invoice
+ * restores the entitlements); PAST_DUE revokes the subscription's entitlements; VOIDing the last
+ * past-due one restores them; a PAID or VOID invoice stays as it is.
  */
 export async function applyExternalInvoiceStatus(tx: Tx, accountId: string, invoiceId: string, status: InvoiceStatus, now: Date): Promise<void> {
   const invoice = await repo.lockInvoice(tx, accountId, invoiceId);
@@ -186,5 +210,8 @@ export async function applyExternalInvoiceStatus(tx: Tx, accountId: string, invo
   }
   const order: InvoiceStatus[] = ['PENDING', 'DUE', 'PAST_DUE'];
   const forward = status === 'VOID' || order.indexOf(status) > order.indexOf(invoice.status);
-  if (forward && order.includes(invoice.status)) await repo.updateInvoice(tx, { ...invoice, status, modified_at: now });
+  if (!forward || !order.includes(invoice.status)) return;
+  await repo.updateInvoice(tx, { ...invoice, status, modified_at: now });
+  if (status === 'PAST_DUE') await revokeEntitlements(tx, accountId, invoice.subscription_id, now);
+  if (status === 'VOID' && invoice.status === 'PAST_DUE') await restoreEntitlements(tx, accountId, invoice.subscription_id, now);
 }

@@ -97,6 +97,20 @@ export async function hasPastDue(db: Executor, accountId: string, subscriptionId
   return row !== undefined;
 }
 
+/** Whether the subscription has its one period invoice (initial or regular) for the period starting at `periodStart` (index invoices_one_per_period). */
+export async function hasPeriodInvoice(db: Executor, accountId: string, subscriptionId: string, periodStart: Date): Promise<boolean> {
+  const row = await db
+    .selectFrom('invoices')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('period_start', '=', periodStart)
+    .where('type', 'in', ['IN_ADVANCE_INITIAL', 'REGULAR'])
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Open (DUE or PENDING) invoices of a subscription, locked. */
 export const lockOpenInvoices = (db: Executor, accountId: string, subscriptionId: string) =>
   db

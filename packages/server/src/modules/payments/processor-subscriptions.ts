@@ -168,11 +168,16 @@ export async function applyProcessorInvoice(tx: Tx, accountId: string, invoice: 
   await repo.insertMirroredInvoice(tx, accountId, invoice.id, ours.id, now);
 }
 
-/** The lines' service period (the invoice's own period_start/end is the previous period for subscriptions). */
+/**
+ * The period an invoice pays for: its latest line's service period (the invoice's own
+ * period_start/end is the previous period for subscriptions). A cycle invoice bills the new period
+ * in advance and the closed period's metered usage; the new period is the one it belongs to.
+ */
 function invoicePeriod(invoice: Stripe.Invoice): { start: Date; end: Date } {
   const periods = (invoice.lines?.data ?? []).map((l) => l.period).filter((p) => p && p.end >= p.start);
   if (periods.length === 0) return { start: seconds(invoice.period_start)!, end: seconds(invoice.period_end)! };
-  return { start: seconds(Math.min(...periods.map((p) => p.start)))!, end: seconds(Math.max(...periods.map((p) => p.end)))! };
+  const latest = periods.reduce((a, b) => (b.start > a.start || (b.start === a.start && b.end > a.end) ? b : a));
+  return { start: seconds(latest.start)!, end: seconds(latest.end)! };
 }
 
 const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
