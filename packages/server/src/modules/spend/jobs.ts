@@ -2,6 +2,7 @@ import type { AppContext } from '../../platform/context.js';
 import { JobItems } from '../../platform/jobs/items.js';
 import type { Job, JobContext } from '../../platform/jobs/scheduler.js';
 import * as connections from './connections-repo.js';
+import { retryDueDeliveries } from './deliveries.js';
 import { syncConnection } from './sync.js';
 import { addDays, DEFAULT_SYNC_DAYS, utcDayOf } from './sync-domain.js';
 
@@ -14,11 +15,14 @@ export const HOURLY_SYNC_DAYS = 3;
  *   `initial_sync_at` (null until done), so a crash or a refused sync loses nothing: the next slot
  *   (or the one after a key replacement) picks the connection up again.
  * - `spend-sync`, hourly at minute 15 (spec §8): the last 3 days of every other ACTIVE connection.
+ * - `spend-delivery-retry`, every minute: failed (and never-attempted) alert and digest deliveries,
+ *   with backoff, at most 5 attempts (README "Deliveries").
  */
 export function jobs(ctx: AppContext): Job[] {
   return [
     { name: 'spend-initial-sync', cron: '* * * * *', run: (job) => syncAll(ctx, job, true) },
     { name: 'spend-sync', cron: '15 * * * *', run: (job) => syncAll(ctx, job, false) },
+    { name: 'spend-delivery-retry', cron: '* * * * *', run: async ({ log }) => void (await retryDueDeliveries(ctx, log)) },
   ];
 }
 

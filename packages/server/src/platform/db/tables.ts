@@ -777,6 +777,25 @@ export interface SpendOutcomesTable {
   modified_at: Date;
 }
 
+export type SpendEventType = 'spend.alert' | 'spend.digest' | 'spend.test';
+export type SpendDeliveryChannel = 'SLACK' | 'WEBHOOK' | 'EMAIL';
+export type SpendDeliveryStatus = 'PENDING' | 'SENT' | 'FAILED';
+
+export interface SpendDeliveriesTable {
+  id: string;
+  account_id: string;
+  event_type: SpendEventType;
+  channel: SpendDeliveryChannel;
+  payload: Json;
+  status: SpendDeliveryStatus;
+  attempts: ColumnType<number, number | undefined, number>;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  sent_at: Date | null;
+  created_seq: Generated<string>;
+}
+
 export interface DB {
   credit_models: CreditModelsTable;
   plan_credit_allocations: PlanCreditAllocationsTable;
@@ -825,6 +844,7 @@ export interface DB {
   spend_model_matches: SpendModelMatchesTable;
   spend_outcome_sources: SpendOutcomeSourcesTable;
   spend_outcomes: SpendOutcomesTable;
+  spend_deliveries: SpendDeliveriesTable;
   account_settings: AccountSettingsTable;
   account_audit_log: AccountAuditLogTable;
   agent_signups: AgentSignupsTable;
