@@ -27,6 +27,8 @@ test('names resolve with the package matcher; overrides come before prefix rules
   assert.equal(resolveModelName('ANTHROPIC', 'claude-sonnet-5').priceModel, 'claude-sonnet-5');
   assert.deepEqual(resolveModelName('LITELLM', 'openai/gpt-4o'), { priceProvider: 'OPENAI', priceModel: 'gpt-4o', matched: true });
   assert.deepEqual(resolveModelName('CURSOR', 'claude-4-sonnet'), { priceProvider: 'ANTHROPIC', priceModel: 'claude-sonnet-4-0', matched: true });
+  assert.equal(resolveModelName('CURSOR', 'claude-4.5-sonnet').priceModel, 'claude-sonnet-4-5', 'version-first reseller names are tried family first');
+  assert.equal(resolveModelName('CURSOR', 'claude-4.5-opus-high-thinking').priceModel, 'claude-opus-4-5');
   assert.deepEqual(resolveModelName('OPENAI', ' My-Model '), { priceProvider: 'OPENAI', priceModel: 'my-model', matched: false });
   assert.equal(resolveModelName('ANTHROPIC', 'gpt-4o').matched, false, 'a vendor’s names are looked up in its own book');
 });

@@ -16,7 +16,7 @@ export const SINCE_ALWAYS = '1970-01-01';
 export const RATE_SCALE = 10;
 
 /** Bumped when the resolution rules below change, so stored name matches are resolved again. */
-const MATCHER_REVISION = 1;
+const MATCHER_REVISION = 2;
 
 export type Rates = {
   input: Decimal | null;
@@ -226,10 +226,18 @@ export function resolveModelName(provider: SpendProvider, name: string): ModelMa
         ? [['openai', key]]
         : resellerTries(key);
   for (const [pid, n] of tries) {
-    const id = matchIn(pid, n);
+    const id = matchIn(pid, n) ?? (pid === 'anthropic' ? matchIn(pid, familyFirst(n)) : null);
     if (id) return { priceProvider: PROVIDER_OF[pid], priceModel: id, matched: true };
   }
   return { priceProvider: provider, priceModel: key, matched: false };
+}
+
+/**
+ * Resellers (Cursor) write Claude names version first (`claude-4.5-sonnet`, `claude-4-sonnet-thinking`),
+ * which the package knows only for some models: tried again family first (`claude-sonnet-4.5`).
+ */
+function familyFirst(name: string): string {
+  return name.replace(/^claude-(\d+(?:[.-]\d+)?)-(opus|sonnet|haiku)(?=$|-)/, 'claude-$2-$1');
 }
 
 function resellerTries(key: string): [PackageProviderId, string][] {

@@ -61,11 +61,13 @@ export function spendFixtures(svc: TestService, auth: { accountId: string; token
       .execute();
   }
 
-  async function invoice(provider: SpendProvider, periodStart: string, periodEnd: string, totalCents: string) {
-    await db
-      .insertInto('spend_invoices')
-      .values({ id: newId(), account_id: auth.accountId, provider, period_start: periodStart, period_end: periodEnd, currency: 'USD', total_cents: totalCents, imported_from: 'test.csv', created_at: svc.clock.now() })
-      .execute();
+  /** Imports a one-line invoice through the invoice route (multipart CSV, amount in dollars). */
+  async function invoice(provider: SpendProvider, periodStart: string, periodEnd: string, dollars: string) {
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ provider, periodStart, periodEnd, currency: 'USD' })) form.append(k, v);
+    form.append('file', new Blob([`description,amount\nTokens,${dollars}\n`], { type: 'text/csv' }), 'invoice.csv');
+    const res = await fetch(`${svc.baseUrl}/api/v1/spend/invoices`, { method: 'POST', headers: { authorization: `Bearer ${auth.token}` }, body: form });
+    assert.equal(res.status, 201, await res.text());
   }
 
   return { accountId: auth.accountId, api, expectOk, connection, buckets, costs, invoice };

@@ -176,9 +176,9 @@ describe('spend reports: reconcile', () => {
       { day: '2026-10-01', model: 'claude-opus-4-1-20250805', u: 1_000_000 },
     ]);
     await f.costs(a, 'ANTHROPIC', [{ day: '2026-09-01', model: 'claude-opus-4-1-20250805', cents: '1500' }, { day: '2026-09-30', model: 'claude-opus-4-1-20250805', cents: '700.25' }, { day: '2026-10-01', model: null, cents: '99' }]);
-    await f.invoice('ANTHROPIC', '2026-09-01', '2026-09-30', '2100');
-    await f.invoice('ANTHROPIC', '2026-08-15', '2026-09-14', '5000');
-    await f.invoice('ANTHROPIC', '2026-09-20', '2026-10-05', '7000');
+    await f.invoice('ANTHROPIC', '2026-09-01', '2026-09-30', '21.00');
+    await f.invoice('ANTHROPIC', '2026-08-15', '2026-09-14', '50');
+    await f.invoice('ANTHROPIC', '2026-09-20', '2026-10-05', '70.00');
     const o = await f.connection('OPENAI');
     await f.buckets(o, 'OPENAI', [{ day: '2026-09-15', model: 'mystery-model', u: 1000 }, { day: '2026-09-15', model: 'gpt-5', u: 1_000_000 }]);
     await f.costs(o, 'OPENAI', [{ day: '2026-09-15', model: null, cents: '130' }]);
