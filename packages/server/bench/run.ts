@@ -7,18 +7,21 @@
  *   - idempotent-insert: the insert route with a unique Idempotency-Key per request
  *   - spend-usage-report: GET /api/v1/spend/reports/usage (JWT) over 1,002,000 usage buckets
  *     (30 days × 200 models × 167 actors), one connection, against pk-select on one connection
+ *   - spend-sync-30d / spend-resync-30d: POST …/sync of 30 days whose vendor (a loopback stand-in)
+ *     reports 100,000 usage rows, in rows written per second, against the single-row insert
  * BENCH_DATABASE_URL (default: TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test),
  * BENCH_SECONDS (default 5), BENCH_ONLY=spend (only the spend scenarios and their baseline).
  */
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
+import { SYNC_FROM, SYNC_ROWS, SYNC_TO } from './spend-sync.js';
 
 const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = 50;
 
-type Ready = { port: number; apiKey: string; featureKey: string; creditFeatureKey: string; customers: number; username: string; password: string; spendRows: number; spendSeedMs: number };
+type Ready = { port: number; apiKey: string; featureKey: string; creditFeatureKey: string; customers: number; username: string; password: string; spendRows: number; spendSeedMs: number; spendConnectionId: string };
 const server = fork(new URL('./server.ts', import.meta.url).pathname, [], {
   execArgv: ['--import', 'tsx'],
   env: { ...process.env, BENCH_DATABASE_URL: url, NODE_ENV: 'production' },
@@ -98,10 +101,38 @@ async function spendScenarios() {
   );
 }
 
+/**
+ * spend-sync-30d: one POST …/sync of a 30-day window whose vendor reports SYNC_ROWS usage rows
+ * (fetch, parse, merge, chunked delete + insert), in rows written per second of wall time, beside
+ * the single-row insert route measured just before: first into an empty window, then again
+ * (every row replaced, as the hourly job does).
+ */
+async function spendSync() {
+  const insert = await measure({ name: 'insert', method: 'POST', path: '/api/v1/client/bench/insert', body: () => '{}' });
+  const login = await fetch(`${base}/public/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ready.username, password: ready.password }) });
+  const token = ((await login.json()) as { data: { token: string } }).data.token;
+  console.log(`\nspend sync: PostgreSQL, ${SYNC_ROWS.toLocaleString('en')} vendor rows over 30 days, one request each`);
+  console.log(`${'insert'.padEnd(22)} ${insert.rps.toFixed(0).padStart(9)} req/s (baseline)`);
+  for (const name of ['spend-sync-30d', 'spend-resync-30d']) {
+    const started = performance.now();
+    const res = await fetch(`${base}/api/v1/spend/connections/${ready.spendConnectionId}/sync?from=${SYNC_FROM}&to=${SYNC_TO}`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const body = (await res.json()) as { data?: { rowsWritten: number } };
+    const elapsed = (performance.now() - started) / 1000;
+    const rows = body.data?.rowsWritten ?? 0;
+    const rate = rows / elapsed;
+    const met = res.status === 200 && rows === SYNC_ROWS && rate >= 20_000;
+    console.log(
+      `${name.padEnd(22)} ${rate.toFixed(0).padStart(9)} rows/s  ${rows} rows in ${elapsed.toFixed(2)} s (HTTP ${res.status}), ` +
+        `${(rate / insert.rps).toFixed(1)}x of insert   target >= 20000 rows/s: ${met ? 'met' : 'MISSED'}`,
+    );
+  }
+}
+
 try {
   await measure({ name: 'warmup', method: 'GET', path: '/api/v1/client/bench/pk' });
   if (process.env.BENCH_ONLY !== 'spend') await monetizationScenarios();
   await spendScenarios();
+  await spendSync();
 } finally {
   server.send('stop');
 }

@@ -14,6 +14,8 @@ import { newId } from '../src/platform/ids.js';
 import { createRuntime } from '../src/runtime.js';
 import { seedCredits, seedMonetization } from './fixtures.js';
 import { seedSpendUsage } from './spend-report.js';
+import { startBenchVendor, SYNC_KEY } from './spend-sync.js';
+import { createConnection } from '../src/modules/spend/connections.js';
 
 const url = process.env.BENCH_DATABASE_URL!;
 const schema = `bench_${randomBytes(4).toString('hex')}`;
@@ -21,8 +23,10 @@ const admin = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
 await sql.raw(`create schema ${schema}`).execute(admin.db);
 await admin.close();
 
+const vendor = await startBenchVendor();
 const config = loadConfig({
   ...process.env,
+  APP_SPEND_ANTHROPIC_BASE_URL: vendor.url,
   DATABASE_URL: url,
   JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
   APP_SECRETS_KEY: 'bench-secrets-key-0123456789abcdef01234567', LOG_LEVEL: 'warn', APP_JOBS_ENABLED: 'false', DATABASE_POOL_SIZE: '50' });
@@ -47,15 +51,17 @@ const runtime = await createRuntime(config, {
 const username = `bench-${schema}`;
 const password = 'bench password';
 const { apiKey, accountId } = await createAccount(runtime.ctx, { accountName: 'bench', username, password });
+const spendConnectionId = (await createConnection(runtime.ctx, accountId, { provider: 'ANTHROPIC', label: 'bench-sync', adminKey: SYNC_KEY })).id;
 const fixture = { ...(await seedMonetization(runtime.ctx, accountId)), ...(await seedCredits(runtime.ctx, accountId)), ...(await seedSpendUsage(runtime.ctx, accountId)), username, password };
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });
 const address = runtime.app.server.address();
-process.send!({ port: typeof address === 'object' && address ? address.port : 0, apiKey, accountId, schema, ...fixture });
+process.send!({ port: typeof address === 'object' && address ? address.port : 0, apiKey, accountId, schema, spendConnectionId, ...fixture });
 
 process.on('message', async (message) => {
   if (message !== 'stop') return;
   await new Promise((r) => setTimeout(r, 2000)); // let requests cut off by the load generator finish (a usage report takes ~1 s)
   await runtime.close();
+  await vendor.close();
   const cleanup = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
   await sql.raw(`drop schema ${schema} cascade`).execute(cleanup.db);
   await cleanup.close();

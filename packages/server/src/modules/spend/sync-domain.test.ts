@@ -96,3 +96,14 @@ describe('chunk rows', () => {
     assert.equal(rows.outside, 2);
   });
 });
+
+describe('chunk rows: the vendor rows stay untouched', () => {
+  it('when rows are summed then the rows the vendor returned are not modified', () => {
+    const a = usage();
+    const b = usage();
+    const merged = mergeUsageRows([a, b, usage()]);
+    assert.equal(merged[0]!.outputTokens, 15n);
+    assert.equal(a.outputTokens, 5n);
+    assert.equal(b.outputTokens, 5n);
+  });
+});

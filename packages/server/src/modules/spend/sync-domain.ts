@@ -87,15 +87,29 @@ function addNullable<T extends bigint | ReturnType<typeof dec>>(a: T | null, b: 
   return (typeof a === 'bigint' ? (a as bigint) + (b as bigint) : (a as ReturnType<typeof dec>).plus(b as ReturnType<typeof dec>)) as T;
 }
 
+/**
+ * The row a key's sums go into: a copy made on the key's first duplicate (most keys have none, so
+ * a 100k-row pull is not copied), never the vendor's own row.
+ */
+function summed<T extends object>(byKey: Map<string, T>, key: string, first: T, copies: Set<T>): T {
+  if (copies.has(first)) return first;
+  const copy = { ...first };
+  copies.add(copy);
+  byKey.set(key, copy);
+  return copy;
+}
+
 export function mergeUsageRows(rows: UsageRow[]): UsageRow[] {
   const byKey = new Map<string, UsageRow>();
+  const copies = new Set<UsageRow>();
   for (const r of rows) {
-    const key = JSON.stringify([r.day, r.model, r.workspaceId, r.apiKeyId, r.actor, r.serviceTier]);
-    const seen = byKey.get(key);
-    if (!seen) {
-      byKey.set(key, { ...r });
+    const key = `${r.day}\u0000${r.model}\u0000${r.workspaceId}\u0000${r.apiKeyId}\u0000${r.actor}\u0000${r.serviceTier}`;
+    const first = byKey.get(key);
+    if (!first) {
+      byKey.set(key, r);
       continue;
     }
+    const seen = summed(byKey, key, first, copies);
     seen.uncachedInputTokens += r.uncachedInputTokens;
     seen.cacheReadTokens += r.cacheReadTokens;
     seen.cacheWrite5mTokens += r.cacheWrite5mTokens;
@@ -114,13 +128,15 @@ const ACTOR_SUMS = [
 
 export function mergeActorRows(rows: ActorMetricRow[]): ActorMetricRow[] {
   const byKey = new Map<string, ActorMetricRow>();
+  const copies = new Set<ActorMetricRow>();
   for (const r of rows) {
-    const key = JSON.stringify([r.day, r.actor, r.tool, r.model]);
-    const seen = byKey.get(key);
-    if (!seen) {
-      byKey.set(key, { ...r });
+    const key = `${r.day}\u0000${r.actor}\u0000${r.tool}\u0000${r.model}`;
+    const first = byKey.get(key);
+    if (!first) {
+      byKey.set(key, r);
       continue;
     }
+    const seen = summed(byKey, key, first, copies);
     const target = seen as unknown as Record<string, bigint | ReturnType<typeof dec> | null>;
     for (const field of ACTOR_SUMS) target[field] = addNullable(seen[field], r[field]);
   }

@@ -66,10 +66,14 @@ describe('spend sync (contract §7.2)', () => {
     anthropic.seedDays({ from: '2026-03-01', days: 5 });
     await o.sync(c.id, '?from=2026-03-01&to=2026-03-06');
     const first = await storedRows(svc, c.id);
-    anthropic.addUsage({ day: '2026-03-02', model: 'claude-opus-4-1', outputTokens: 7 });
+    // A name with every character array literals escape survives the bulk insert as sent.
+    const oddModel = 'odd "model", {x}\\y\'s NULL';
+    anthropic.addUsage({ day: '2026-03-02', model: oddModel, workspaceId: null, outputTokens: 7 });
     const again = await o.sync(c.id, '?from=2026-03-01&to=2026-03-06');
     assert.equal(again.status, 200);
     assert.deepEqual(await storedRows(svc, c.id), { ...first, usage: first.usage + 1 });
+    const odd = await svc.ctx.db.selectFrom('spend_usage_buckets').selectAll().where('connection_id', '=', c.id).where('model', '=', oddModel).executeTakeFirstOrThrow();
+    assert.deepEqual([odd.workspace_id, odd.output_tokens, odd.uncached_input_tokens], ['', '7', '0']);
   });
 
   test('when the window is 31 days then one chunk; 32 days then a 31-day chunk and a 1-day chunk', async () => {
