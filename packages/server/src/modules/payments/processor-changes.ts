@@ -43,14 +43,15 @@ export async function changeAtProcessor(ctx: AppContext, accountId: string, subs
   if (!link?.processor_subscription_id || !key) throw new AppError('vendor_error', 'Stripe is not connected for this account');
   const stripe = stripeClient(ctx.config, key);
   let answer: Stripe.Subscription;
+  const progress = { sent: false };
   try {
-    answer = await requestChange(ctx, stripe, link.processor_subscription_id, change);
+    answer = await requestChange(ctx, stripe, link.processor_subscription_id, change, progress);
   } catch (err) {
+    // Failed before the change was sent, or refused: final (FAILED). An unknown outcome of the change
+    // itself (5xx, timeout) leaves it PENDING: the processor may have applied it, and its webhook says so.
+    const final = !progress.sent || err instanceof Stripe.errors.StripeInvalidRequestError || isCardError(err);
+    if (change.kind === 'plan_change' && final) await withTransaction(ctx.db, (tx) => failExternalPlanChange(tx, accountId, change.changeId));
     if (err instanceof AppError) throw err;
-    // A refusal is final; an unknown outcome (5xx, timeout) leaves the change PENDING for the webhook.
-    if (change.kind === 'plan_change' && (err instanceof Stripe.errors.StripeInvalidRequestError || isCardError(err))) {
-      await withTransaction(ctx.db, (tx) => failExternalPlanChange(tx, accountId, change.changeId));
-    }
     throw new AppError('vendor_error', `Stripe refused the subscription change: ${processorMessage(err)}`, { cause: err });
   }
   const invoice = change.kind === 'plan_change' && change.changeType === 'UPGRADE' ? await prorationInvoice(stripe, answer) : undefined;
@@ -63,7 +64,8 @@ export async function changeAtProcessor(ctx: AppContext, accountId: string, subs
   return { invoiceId: mirrored?.invoice_id };
 }
 
-async function requestChange(ctx: AppContext, stripe: Stripe, id: string, change: ProcessorChange): Promise<Stripe.Subscription> {
+async function requestChange(ctx: AppContext, stripe: Stripe, id: string, change: ProcessorChange, progress: { sent: boolean }): Promise<Stripe.Subscription> {
+  progress.sent = change.kind === 'cancel' || change.kind === 'undo_cancel';
   switch (change.kind) {
     case 'cancel':
       return change.mode === 'IMMEDIATE'
@@ -73,18 +75,23 @@ async function requestChange(ctx: AppContext, stripe: Stripe, id: string, change
       return stripe.subscriptions.update(id, { cancel_at_period_end: false });
     case 'plan_change': {
       const upgrade = change.changeType === 'UPGRADE';
+      const items = await itemsFor(ctx, stripe, id, change.toPlan);
+      progress.sent = true;
       return stripe.subscriptions.update(
         id,
         {
-          items: await itemsFor(ctx, stripe, id, change.toPlan),
+          items,
           proration_behavior: upgrade ? 'always_invoice' : 'none',
           ...(upgrade ? { payment_behavior: 'pending_if_incomplete' as const } : {}),
         },
         { idempotencyKey: `tally-plan-change-${change.changeId}` },
       );
     }
-    case 'undo_plan_change':
-      return stripe.subscriptions.update(id, { items: await itemsFor(ctx, stripe, id, change.plan), proration_behavior: 'none' });
+    case 'undo_plan_change': {
+      const items = await itemsFor(ctx, stripe, id, change.plan);
+      progress.sent = true;
+      return stripe.subscriptions.update(id, { items, proration_behavior: 'none' });
+    }
   }
 }
 

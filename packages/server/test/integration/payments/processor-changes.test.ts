@@ -183,7 +183,7 @@ describe('cancel and plan change reach Stripe (PROCESSOR_INTEGRATION)', () => {
     assert.equal(ours.scheduledChange, null);
   });
 
-  test('when Stripe fails the cancel then 502 and ours is unchanged; a customer key of another customer is refused before Stripe', async () => {
+  test('when Stripe fails a cancel or a plan change then 502 and ours follows what Stripe did; a customer key of another customer is refused before Stripe', async () => {
     const id = await subscribed('fails');
     fake.failNext({ method: 'POST', path: '/v1/subscriptions/' }, { status: 500 });
     const res = await m.client('POST', `/subscriptions/cancellation/${id}?cancelMode=END_OF_PERIOD`);
@@ -191,6 +191,22 @@ describe('cancel and plan change reach Stripe (PROCESSOR_INTEGRATION)', () => {
     assert.equal(res.body.error.code, 'vendor_error');
     assert.equal((await subscription('fails', id)).status, 'ACTIVE');
     assert.equal(stripeSubscriptionOf(id).cancel_at_period_end, false);
+
+    // A plan change that fails before Stripe was asked to change anything is FAILED, not left scheduled.
+    fake.failNext({ method: 'GET', path: '/v1/subscriptions/' }, { status: 500 });
+    const change = await m.client('POST', `/subscriptions/${id}/plan-change`, { changeToPlanId: pro.id, changeType: 'UPGRADE' });
+    assert.equal(change.status, 502, change.text);
+    const unchanged = await subscription('fails', id);
+    assert.deepEqual([unchanged.plan.id, unchanged.scheduledChange], [basic.id, null]);
+    // Stripe's answer to the change itself lost: the change stays PENDING until Stripe's webhook shows the new price.
+    fake.failNext({ method: 'POST', path: `/v1/subscriptions/${stripeSubscriptionOf(id).id}` }, { status: 500, lostAnswer: true });
+    const lost = await m.client('POST', `/subscriptions/${id}/plan-change`, { changeToPlanId: pro.id, changeType: 'UPGRADE' });
+    assert.equal(lost.status, 502, lost.text);
+    assert.equal((await subscription('fails', id)).scheduledChange.status, 'PENDING');
+    assert.equal(itemPrice(stripeSubscriptionOf(id)).unit_amount, 6000);
+    await deliverAll();
+    const upgraded = await subscription('fails', id);
+    assert.deepEqual([upgraded.plan.id, upgraded.scheduledChange], [pro.id, null]);
 
     await m.customer('stranger');
     const key = await m.customerKey('stranger');
