@@ -80,3 +80,9 @@ export function listDeliveries(db: Executor, accountId: string, filter: { status
   if (filter.status) query = query.where('status', '=', filter.status);
   return query.orderBy('created_seq', 'desc').limit(filter.limit).execute();
 }
+
+/** Deletes finished rows (SENT, or FAILED with no attempt left) created before `before`; the due ones stay. */
+export async function purgeFinishedDeliveries(db: Executor, before: Date): Promise<number> {
+  const result = await db.deleteFrom('spend_deliveries').where('created_at', '<', before).where('next_attempt_at', 'is', null).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -84,6 +84,14 @@ export async function retryDueDeliveries(ctx: AppContext, log: DeliveryLog): Pro
   return { attempted: results.size, sent: [...results.values()].filter(Boolean).length };
 }
 
+/** How long finished deliveries stay listed before the daily purge removes them. */
+export const DELIVERY_RETENTION_DAYS = 30;
+
+/** The daily purge: finished rows older than DELIVERY_RETENTION_DAYS (rows still due are kept). */
+export function purgeOldDeliveries(ctx: AppContext): Promise<number> {
+  return repo.purgeFinishedDeliveries(ctx.db, new Date(ctx.clock.now().getTime() - DELIVERY_RETENTION_DAYS * 86_400_000));
+}
+
 /**
  * Claims the rows (those another node holds or that are done are skipped), sends each through its
  * channel with the account's current settings, and records the outcome. Returns id → sent, for the

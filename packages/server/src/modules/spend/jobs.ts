@@ -2,7 +2,7 @@ import type { AppContext } from '../../platform/context.js';
 import { JobItems } from '../../platform/jobs/items.js';
 import type { Job, JobContext } from '../../platform/jobs/scheduler.js';
 import * as connections from './connections-repo.js';
-import { retryDueDeliveries } from './deliveries.js';
+import { purgeOldDeliveries, retryDueDeliveries } from './deliveries.js';
 import { syncConnection } from './sync.js';
 import { addDays, DEFAULT_SYNC_DAYS, utcDayOf } from './sync-domain.js';
 
@@ -17,12 +17,14 @@ export const HOURLY_SYNC_DAYS = 3;
  * - `spend-sync`, hourly at minute 15 (spec §8): the last 3 days of every other ACTIVE connection.
  * - `spend-delivery-retry`, every minute: failed (and never-attempted) alert and digest deliveries,
  *   with backoff, at most 5 attempts (README "Deliveries").
+ * - `spend-delivery-purge`, daily at 04:10: finished deliveries older than 30 days.
  */
 export function jobs(ctx: AppContext): Job[] {
   return [
     { name: 'spend-initial-sync', cron: '* * * * *', run: (job) => syncAll(ctx, job, true) },
     { name: 'spend-sync', cron: '15 * * * *', run: (job) => syncAll(ctx, job, false) },
     { name: 'spend-delivery-retry', cron: '* * * * *', run: async ({ log }) => void (await retryDueDeliveries(ctx, log)) },
+    { name: 'spend-delivery-purge', cron: '10 4 * * *', run: async () => void (await purgeOldDeliveries(ctx)) },
   ];
 }
 

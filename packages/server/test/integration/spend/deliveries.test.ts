@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { withTransaction } from '../../../src/platform/db/transaction.js';
 import { dec } from '../../../src/platform/money.js';
-import { attemptDeliveries, enqueueSpendEvent } from '../../../src/modules/spend/deliveries.js';
+import { attemptDeliveries, enqueueSpendEvent, purgeOldDeliveries } from '../../../src/modules/spend/deliveries.js';
 import { insertDeliveries } from '../../../src/modules/spend/deliveries-repo.js';
 import { TEST_MESSAGE } from '../../../src/modules/spend/deliveries-routes.js';
 import { startResendFake, type ResendFake } from '../../fakes/vendors/resend.js';
@@ -274,6 +274,52 @@ describe('spend deliveries: chat, webhook, e-mail (contract §7.6)', () => {
     assert.equal(slack.messages.length, 1);
     assert.equal(receiver.received.length, 1);
     assert.equal(resend.outbox.length, 1);
+  });
+
+  test('when a node died before its after-commit attempt then the retry job sends the PENDING rows', async () => {
+    const o = await operator();
+    // Committed without the after-commit callback: as if the process stopped right after COMMIT.
+    await insertDeliveries(svc.ctx.db, { accountId: o.account.accountId, type: 'spend.alert', payload: ALERT, channels: ['SLACK', 'WEBHOOK', 'EMAIL'], now: svc.clock.now() });
+    assert.deepEqual((await o.deliveries()).map((r) => r.status), ['PENDING', 'PENDING', 'PENDING']);
+    svc.clock.advanceMs(60_000);
+    await svc.scheduler.run('spend-delivery-retry');
+    for (const row of await o.deliveries()) assert.deepEqual([row.status, row.attempts], ['SENT', 1]);
+    assert.deepEqual(slack.messages, [ALERT.message]);
+    assert.equal(receiver.received.length, 1);
+    assert.equal(resend.outbox.length, 1);
+  });
+
+  test('when a digest is enqueued then chat gets a few lines, the webhook {type, accountId, digest} signed, the e-mail the same lines', async () => {
+    const o = await operator();
+    const digest = {
+      from: '2026-03-02', to: '2026-03-09', totalCents: dec('12345.5'), previousTotalCents: 10000, unattributedCents: 150, alertsFired: 2,
+      rows: [{ unitId: ALERT.spendUnitId, name: 'Platform', cents: dec('12195.5'), previousCents: 10000, monthlySpentCents: 20000, monthlyLimitCents: 50000, bumpReason: null }],
+    };
+    await withTransaction(svc.ctx.db, (tx) => enqueueSpendEvent(svc.ctx, tx, { accountId: o.account.accountId, type: 'spend.digest', payload: digest }, svc.app.log));
+    const lines = [
+      'AI spend 2026-03-02 to 2026-03-09 (end exclusive): $123.46, previous 7 days $100.00; unattributed $1.50; alerts fired: 2.',
+      '• Platform: $121.96 (previous $100.00), month to date $200.00 of $500.00',
+    ];
+    assert.deepEqual(slack.messages, [lines.join('\n')]);
+    const hook = receiver.received[0]!;
+    assert.equal(hook.event, 'spend.digest');
+    assert.deepEqual(hook.check, { v1: true, v2: true, fresh: true });
+    assert.deepEqual(Object.keys(hook.body), ['type', 'accountId', 'digest']);
+    assert.ok(hook.request.body.includes('"totalCents":12345.5'));
+    assert.deepEqual({ subject: resend.outbox[0]!.subject, text: resend.outbox[0]!.text }, { subject: 'AI spend digest 2026-03-02 to 2026-03-09', text: `${lines.join('\n')}\n` });
+  });
+
+  test('when the daily purge runs then finished deliveries older than 30 days go and recent or still-due ones stay', async () => {
+    const o = await operator();
+    const at = (daysAgo: number) => new Date(svc.clock.now().getTime() - daysAgo * 86_400_000);
+    const insert = (daysAgo: number) => insertDeliveries(svc.ctx.db, { accountId: o.account.accountId, type: 'spend.alert', payload: ALERT, channels: ['SLACK'], now: at(daysAgo) });
+    const [oldSent] = await insert(31);
+    const [oldDue] = await insert(31);
+    const [recentSent] = await insert(29);
+    await svc.ctx.db.updateTable('spend_deliveries').set({ status: 'SENT', next_attempt_at: null }).where('id', 'in', [oldSent!.id, recentSent!.id]).execute();
+    assert.ok((await purgeOldDeliveries(svc.ctx)) >= 1);
+    const left = (await o.deliveries()).map((r) => r.id).sort();
+    assert.deepEqual(left, [oldDue!.id, recentSent!.id].sort());
   });
 
   test('when another account sends then its deliveries are not listed here', async () => {
