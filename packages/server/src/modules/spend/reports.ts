@@ -22,19 +22,24 @@ import { addDays, dayOf, type DayWindow } from './reports-window.js';
 const int = (v: string | null) => dec(v ?? 0);
 const decOrNull = (v: string | null) => (v === null ? null : dec(v));
 
+/** Bucket columns a caller may keep in the groups besides (provider, model, day, batch). */
+export type BucketDimension = 'workspace_id' | 'api_key_id' | 'actor';
+
 /**
- * CTEs `g` (usage groups of [from, to)), `r` (their rates) and `p` (priced groups). `resolved` is
- * false where the vendor name has no stored match yet (the caller resolves and runs again).
+ * CTEs `g` (usage groups of [from, to), optionally split by bucket `dimensions`), `r` (their rates)
+ * and `p` (priced groups). `resolved` is false where the vendor name has no stored match yet (the
+ * caller resolves and runs again).
  */
-function pricedGroups(accountId: string, w: DayWindow): RawBuilder<unknown> {
+export function pricedGroups(accountId: string, w: DayWindow, dimensions: readonly BucketDimension[] = []): RawBuilder<unknown> {
+  const extra = sql.raw(dimensions.map((d) => `, ${d}`).join(''));
   return sql`
     g as (
-      select provider, model, day, (service_tier = 'batch') as batch,
+      select provider, model, day, (service_tier = 'batch') as batch${extra},
              sum(uncached_input_tokens) as u, sum(cache_read_tokens) as cr, sum(cache_write_5m_tokens) as cw5,
              sum(cache_write_1h_tokens) as cw1, sum(output_tokens) as o, sum(requests) as req, sum(vendor_cost_cents) as vc
         from spend_usage_buckets
        where account_id = ${accountId} and day >= ${w.from}::date and day < ${w.to}::date
-       group by provider, model, day, (service_tier = 'batch')
+       group by provider, model, day, (service_tier = 'batch')${extra}
     ),
     r as (${rates(accountId, sql`select distinct provider, model, day from g`)}),
     p as (
@@ -74,7 +79,7 @@ function pricedWhen(u: RawBuilder<unknown>, cr: RawBuilder<unknown>, cw5: RawBui
  * Runs a report; if it met vendor model names without a stored match, resolves them with the
  * package's matcher and runs it once more (a name is resolved once per account, then stored).
  */
-async function withResolvedNames<T extends { unresolved: VendorModel[] }>(ctx: AppContext, accountId: string, run: () => Promise<T>): Promise<T> {
+export async function withResolvedNames<T extends { unresolved: VendorModel[] }>(ctx: AppContext, accountId: string, run: () => Promise<T>): Promise<T> {
   await ensurePriceSeed(ctx);
   const first = await run();
   if (first.unresolved.length === 0) return first;
@@ -88,7 +93,7 @@ async function withResolvedNames<T extends { unresolved: VendorModel[] }>(ctx: A
  * and JIT compilation costs more than it saves on a sub-second statement; both set for this
  * transaction only.
  */
-function inReportTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export function inReportTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return withTransaction(ctx.db, async (tx) => {
     if (ctx.database.kind === 'postgres') {
       await sql`set local work_mem = '32MB'`.execute(tx);
@@ -119,7 +124,7 @@ type UsageSetRow = {
   price_model: string | null;
 };
 
-type ActorRow = {
+export type ActorRow = {
   provider: SpendProvider;
   actor: string;
   tool: string;
@@ -232,7 +237,7 @@ export function usageSetsQuery(accountId: string, w: DayWindow) {
  * metered estimate prices their token classes like buckets (their one cache-write class at the
  * 5-minute rate). They are never part of the totals.
  */
-async function actorRows(db: Executor, accountId: string, w: DayWindow): Promise<ActorRow[]> {
+export async function actorRows(db: Executor, accountId: string, w: DayWindow): Promise<ActorRow[]> {
   const { rows } = await sql<ActorRow>`
     with am as (
       select provider, actor, tool, model, day,

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../platform/context.js';
+import { allocationRoutes } from './allocation-routes.js';
 import { connectionRoutes } from './connections-routes.js';
 import { deliveryRoutes } from './deliveries-routes.js';
 import { invoiceRoutes } from './invoices-routes.js';
@@ -12,6 +13,18 @@ import { unitRoutes } from './units-routes.js';
 /** Every route of the spend module (Admin API, JWT, /api/v1/spend/**; contract §7) and POST /api/v1/client/outcomes (tenant key). */
 export function spendRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    for (const routes of [connectionRoutes, spendSettingsRoutes, reportRoutes, priceRoutes, invoiceRoutes, unitRoutes, outcomeRoutes, outcomeClientRoutes, deliveryRoutes]) await app.register(routes(ctx));
+    const plugins = [
+      connectionRoutes,
+      spendSettingsRoutes,
+      reportRoutes,
+      priceRoutes,
+      invoiceRoutes,
+      unitRoutes,
+      outcomeRoutes,
+      outcomeClientRoutes,
+      deliveryRoutes,
+      allocationRoutes,
+    ];
+    for (const routes of plugins) await app.register(routes(ctx));
   };
 }

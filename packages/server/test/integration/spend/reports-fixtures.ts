@@ -28,7 +28,7 @@ export function spendFixtures(svc: TestService, auth: { accountId: string; token
     return id;
   }
 
-  type Bucket = { day: string; model: string; u?: number; cr?: number; cw5?: number; cw1?: number; o?: number; requests?: number | null; vendorCost?: string | null; tier?: string; actor?: string; apiKey?: string };
+  type Bucket = { day: string; model: string; u?: number; cr?: number; cw5?: number; cw1?: number; o?: number; requests?: number | null; vendorCost?: string | null; tier?: string; actor?: string; apiKey?: string; workspace?: string };
   async function buckets(connectionId: string, provider: SpendProvider, rows: Bucket[]) {
     await db
       .insertInto('spend_usage_buckets')
@@ -39,6 +39,7 @@ export function spendFixtures(svc: TestService, auth: { accountId: string; token
           provider,
           day: b.day,
           model: b.model,
+          workspace_id: b.workspace ?? '',
           actor: b.actor ?? '',
           api_key_id: b.apiKey ?? '',
           service_tier: b.tier ?? '',
@@ -70,7 +71,30 @@ export function spendFixtures(svc: TestService, auth: { accountId: string; token
     assert.equal(res.status, 201, await res.text());
   }
 
-  return { accountId: auth.accountId, api, expectOk, connection, buckets, costs, invoice };
+  type ActorMetric = { day: string; actor: string; tool?: string; model?: string; u?: number; cr?: number; cw?: number; o?: number; vendorCost?: string | null };
+  async function actorMetrics(connectionId: string, provider: SpendProvider, rows: ActorMetric[]) {
+    await db
+      .insertInto('spend_actor_metrics')
+      .values(
+        rows.map((m) => ({
+          account_id: auth.accountId,
+          connection_id: connectionId,
+          provider,
+          day: m.day,
+          actor: m.actor,
+          tool: m.tool ?? '',
+          model: m.model ?? '',
+          uncached_input_tokens: m.u ?? null,
+          cache_read_tokens: m.cr ?? null,
+          cache_write_tokens: m.cw ?? null,
+          output_tokens: m.o ?? null,
+          vendor_cost_cents: m.vendorCost ?? null,
+        })),
+      )
+      .execute();
+  }
+
+  return { accountId: auth.accountId, api, expectOk, connection, buckets, costs, invoice, actorMetrics };
 }
 
 /** Finds the row of `model` in a usage report's byModel. */
