@@ -126,7 +126,7 @@ describe('spend allocation report', () => {
   });
 
   test('invariant over random data: Σ ownCents + unattributedCents = totalMeteredCents = the usage report, exactly', async () => {
-    const { f, unit, rule, report } = await setup();
+    const { f, unit, report } = await setup();
     let seed = 20261125;
     const rand = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
