@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../platform/context.js';
 import { allocationRoutes } from './allocation-routes.js';
+import { budgetRoutes } from './budgets-routes.js';
 import { connectionRoutes } from './connections-routes.js';
 import { deliveryRoutes } from './deliveries-routes.js';
 import { invoiceRoutes } from './invoices-routes.js';
@@ -24,6 +25,7 @@ export function spendRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       outcomeClientRoutes,
       deliveryRoutes,
       allocationRoutes,
+      budgetRoutes,
     ];
     for (const routes of plugins) await app.register(routes(ctx));
   };
