@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/database.js';
 import type { SpendProvider, SpendUnitType } from '../../platform/db/tables.js';
 import { dec, type Decimal } from '../../platform/money.js';
 import type { VendorModel } from './prices.js';
@@ -52,36 +53,7 @@ type OwnRow = { kind: 'unit' | 'unresolved'; unit_id: string | null; cents: stri
 export async function allocate(ctx: AppContext, accountId: string, w: DayWindow): Promise<Allocation> {
   const personLevel = await units.personLevelEnabled(ctx.db, accountId);
   const { own, estimates } = await withResolvedNames(ctx, accountId, () =>
-    inReportTransaction(ctx, async (tx) => {
-    const { rows } = await sql<OwnRow>`
-      with ${pricedGroups(accountId, w, ['workspace_id', 'api_key_id', 'actor'])},
-      d as (
-        select provider, workspace_id, api_key_id, actor, sum(case when priced then metered_raw end) as m
-          from p group by provider, workspace_id, api_key_id, actor
-      ),
-      a as (
-        select d.m, (
-          select r.spend_unit_id
-            from spend_rules r join spend_units u on u.account_id = r.account_id and u.id = r.spend_unit_id
-           where r.account_id = ${accountId} and r.provider = d.provider
-             and ((r.match_kind = 'WORKSPACE_ID' and r.match_value = d.workspace_id)
-               or (r.match_kind = 'API_KEY_ID' and r.match_value = d.api_key_id)
-               or (r.match_kind = 'ACTOR' and r.match_value = d.actor))
-             and (u.type <> 'PERSON' or ${personLevel})
-           order by r.priority, r.created_seq
-           limit 1) as unit_id
-          from d
-      )
-      select 'unit' as kind, unit_id::text as unit_id, sum(m) as cents, null::text as provider, null::text as model from a group by unit_id
-      union all
-      select distinct 'unresolved', null::text, null::numeric, provider, model from p where not resolved`.execute(tx);
-    const actors = personLevel ? await actorRows(tx, accountId, w) : [];
-    const unresolved: VendorModel[] = [
-      ...rows.filter((r) => r.kind === 'unresolved').map((r) => ({ provider: r.provider!, model: r.model! })),
-      ...actors.filter((r) => !r.resolved && r.model !== '').map((r) => ({ provider: r.provider, model: r.model })),
-    ];
-    return { own: rows.filter((r) => r.kind === 'unit'), estimates: actors, unresolved };
-    }),
+    inReportTransaction(ctx, (tx) => ownAndEstimates(tx, accountId, w, personLevel)),
   );
 
   const unitRows = await units.listUnits(ctx.db, accountId);
@@ -124,6 +96,38 @@ export async function allocate(ctx: AppContext, accountId: string, w: DayWindow)
   });
   const totalMeteredCents = own.reduce((sum, r) => sum.plus(dec(r.cents ?? 0)), dec(0));
   return { from: w.from, to: w.to, rows, unattributedCents: ownOf.get(null) ?? dec(0), totalMeteredCents, personLevelEnabled: personLevel };
+}
+
+/** Metered cents per unit (null: unattributed) in SQL, the per-person rows for estimates, and names not yet resolved. */
+async function ownAndEstimates(tx: Tx, accountId: string, w: DayWindow, personLevel: boolean) {
+  const { rows } = await sql<OwnRow>`
+    with ${pricedGroups(accountId, w, ['workspace_id', 'api_key_id', 'actor'])},
+    d as (
+      select provider, workspace_id, api_key_id, actor, sum(case when priced then metered_raw end) as m
+        from p group by provider, workspace_id, api_key_id, actor
+    ),
+    a as (
+      select d.m, (
+        select r.spend_unit_id
+          from spend_rules r join spend_units u on u.account_id = r.account_id and u.id = r.spend_unit_id
+         where r.account_id = ${accountId} and r.provider = d.provider
+           and ((r.match_kind = 'WORKSPACE_ID' and r.match_value = d.workspace_id)
+             or (r.match_kind = 'API_KEY_ID' and r.match_value = d.api_key_id)
+             or (r.match_kind = 'ACTOR' and r.match_value = d.actor))
+           and (u.type <> 'PERSON' or ${personLevel})
+         order by r.priority, r.created_seq
+         limit 1) as unit_id
+        from d
+    )
+    select 'unit' as kind, unit_id::text as unit_id, sum(m) as cents, null::text as provider, null::text as model from a group by unit_id
+    union all
+    select distinct 'unresolved', null::text, null::numeric, provider, model from p where not resolved`.execute(tx);
+  const actors = personLevel ? await actorRows(tx, accountId, w) : [];
+  const unresolved: VendorModel[] = [
+    ...rows.filter((r) => r.kind === 'unresolved').map((r) => ({ provider: r.provider!, model: r.model! })),
+    ...actors.filter((r) => !r.resolved && r.model !== '').map((r) => ({ provider: r.provider, model: r.model })),
+  ];
+  return { own: rows.filter((r) => r.kind === 'unit'), estimates: actors, unresolved };
 }
 
 /** Per PERSON unit: the priced per-person assistant rows of the actor its e-mail or GitHub login names. */
