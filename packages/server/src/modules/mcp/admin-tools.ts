@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { invalidField } from '../../platform/errors/app-error.js';
+import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { pageQuerySchema } from '../../platform/http/pagination.js';
 import * as catalog from '../catalog/index.js';
 import * as credits from '../credits/index.js';
+import * as payments from '../payments/index.js';
 import * as usage from '../usage/index.js';
 import { noInput, tool, type ToolSpec } from './tool-spec.js';
 
@@ -303,17 +305,52 @@ const eventTools: ToolSpec[] = [
   }),
 ];
 
-export const ADMIN_TOOLS: readonly ToolSpec[] = [...catalogTools, ...creditTools, ...eventTools];
 
 /**
- * Processor-setup tools of §8.4 not served here: with the admin flag on they answer this tool error
- * (they are not listed). The connection's service functions are private to the payments module.
+ * Processor-setup tools of §8.4 (behind the admin flag): the connection's status, storing the secret
+ * key (checked with one Stripe call) and registering the webhook — the Admin API's own service
+ * functions. There is no Stripe data import: those three names answer a tool error saying so.
  */
+const processorTools: ToolSpec[] = [
+  tool({
+    name: 'getStripeIntegrationStatus',
+    access: 'admin',
+    description: 'The payment-processor connection: the stored Stripe secret key and webhook signing secret, masked (absent when not stored). Read-only, free.',
+    input: noInput,
+    run: ({ ctx, principal }) => payments.getMaskedConnection(ctx, principal.accountId),
+  }),
+  tool({
+    name: 'registerStripeApiKey',
+    access: 'admin',
+    confirm: true,
+    changesState: true,
+    description: 'Store the Stripe secret key for this account (checked with one Stripe call, stored encrypted; a refusal is vendor_error). Needs confirmAction: true. Free.',
+    input: z.object({ stripeApiKey: z.string().trim().min(1).max(255).describe('sk_test_…, sk_live_… or a restricted key rk_…') }),
+    run: async ({ ctx, principal }, args) => {
+      await payments.storeApiKey(ctx, principal.accountId, args.stripeApiKey);
+      return { stored: true };
+    },
+  }),
+  tool({
+    name: 'setupStripeIntegration',
+    access: 'admin',
+    confirm: true,
+    changesState: true,
+    description: "Register this service's webhook endpoint at Stripe (every event type it handles) and store the signing secret. Needs a stored key and confirmAction: true. Free.",
+    input: noInput,
+    run: async ({ ctx, principal, request }) => {
+      await payments.registerWebhook(ctx, principal.accountId, publicBaseUrl(ctx.config.publicBaseUrl, request));
+      return { webhookRegistered: true };
+    },
+  }),
+];
+
+export const ADMIN_TOOLS: readonly ToolSpec[] = [...catalogTools, ...creditTools, ...eventTools, ...processorTools];
+
 export const UNAVAILABLE_TOOLS: ReadonlyMap<string, string> = new Map(
-  ['getStripeIntegrationStatus', 'registerStripeApiKey', 'setupStripeIntegration', 'discoverStripeData', 'importStripeData', 'getStripeImportStatus'].map((name) => [
+  ['discoverStripeData', 'importStripeData', 'getStripeImportStatus'].map((name) => [
     name,
-    `${name} is not available over MCP on this install: connect the payment processor with the Admin API ` +
-      '(POST /api/v1/data/stripe/api, POST /api/v1/data/stripe/webhook/register, PATCH /api/v1/tanso/account-settings stripeMode); there is no Stripe data import.',
+    `${name} is not available on this install: there is no Stripe data import (plans sync to Stripe in PROCESSOR_INTEGRATION instead).`,
   ]),
 );
 

@@ -6,3 +6,4 @@
 export { jobs, registerHooks } from './hooks.js';
 export { paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes, returnUrls } from './routes.js';
 export { purchaseCredits } from './purchases.js';
+export { getMaskedConnection, registerWebhook, storeApiKey } from './connection.js';

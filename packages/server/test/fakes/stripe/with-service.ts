@@ -7,11 +7,11 @@ import { StripeFake } from './server.js';
  * service's frozen clock, so webhook signatures are dated as the service sees time). The SDK does
  * not retry, so a test sees each injected failure.
  */
-export async function startServiceWithStripe(): Promise<{ svc: TestService; fake: StripeFake; close(): Promise<void> }> {
+export async function startServiceWithStripe(env: Record<string, string> = {}): Promise<{ svc: TestService; fake: StripeFake; close(): Promise<void> }> {
   // The fake starts first (the service needs its address); it reads the service's clock once it exists.
   const started: { svc?: TestService } = {};
   const fake = await StripeFake.start({ now: () => started.svc!.clock.now() });
-  const svc = await startTestService({ env: { APP_STRIPE_API_BASE: fake.baseUrl, APP_STRIPE_MAX_NETWORK_RETRIES: '0' } });
+  const svc = await startTestService({ env: { APP_STRIPE_API_BASE: fake.baseUrl, APP_STRIPE_MAX_NETWORK_RETRIES: '0', ...env } });
   started.svc = svc;
   return {
     svc,

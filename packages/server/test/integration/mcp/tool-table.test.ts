@@ -12,7 +12,7 @@ import { callTool, mcpClient } from './mcp-helpers.js';
 const CONFIRM = new Set([
   'subscribePlan', 'purchaseCredits', 'createSubscription', 'cancelSubscription', 'changeSubscriptionPlan', 'markInvoicePaid',
   'adminUnlinkFeatureFromPlan', 'adminDeleteCreditModel', 'adminRemoveCreditAllocationFromPlan', 'adminDeductCredits', 'adminReverseTransaction',
-  'adminUnlinkPoolFromSubscription',
+  'adminUnlinkPoolFromSubscription', 'registerStripeApiKey', 'setupStripeIntegration',
 ]);
 
 /** The §8.4 admin tools (flag). */
@@ -22,11 +22,11 @@ const ADMIN = [
   'adminCreateCreditModel', 'adminDeleteCreditModel', 'adminAddCreditAllocationToPlan', 'adminListCreditAllocationsForPlan', 'adminRemoveCreditAllocationFromPlan',
   'adminListCreditPools', 'adminGetCreditPool', 'adminGetCreditPoolsByCustomer', 'adminCreateCreditPool', 'adminGrantCredits', 'adminGetPoolGrants',
   'adminDeductCredits', 'adminGetPoolTransactions', 'adminReverseTransaction', 'adminLinkPoolToSubscription', 'adminUnlinkPoolFromSubscription',
-  'getEvents', 'getGroupedEvents',
+  'getEvents', 'getGroupedEvents', 'getStripeIntegrationStatus', 'registerStripeApiKey', 'setupStripeIntegration',
 ];
 
-/** Processor-setup tools (§8.4, flag): not served; a clear tool error. */
-const PROCESSOR = ['getStripeIntegrationStatus', 'registerStripeApiKey', 'setupStripeIntegration', 'discoverStripeData', 'importStripeData', 'getStripeImportStatus'];
+/** Processor-setup tools (§8.4, flag) with no Stripe data import behind them: a clear tool error. */
+const PROCESSOR = ['discoverStripeData', 'importStripeData', 'getStripeImportStatus'];
 
 /** Every listed tool, table-driven: schema, description, confirmAction, and bad input, with the admin flag on and off. */
 describe('MCP tool table', () => {
@@ -84,13 +84,13 @@ describe('MCP tool table', () => {
     }
   });
 
-  test('when a processor-setup tool is called with the flag on then a clear tool error naming the Admin API routes, and it is not listed', async () => {
+  test('when a Stripe data-import tool is called with the flag on then a clear tool error, and it is not listed', async () => {
     for (const name of PROCESSOR) {
       assert.ok(!tools.some((t) => t.name === name), name);
       const res = await callTool(client, name, { confirmAction: true });
       assert.equal(res.isError, true, name);
       assert.equal(res.json.error.code, 'not_found', name);
-      assert.match(res.json.error.message, /^\w+ is not available over MCP on this install: .*POST \/api\/v1\/data\/stripe\/api/, name);
+      assert.match(res.json.error.message, /^\w+ is not available on this install: there is no Stripe data import/, name);
     }
   });
 
