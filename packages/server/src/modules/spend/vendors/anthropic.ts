@@ -1,5 +1,5 @@
 import type { Decimal } from '../../../platform/money.js';
-import { countOf, exactOf, vendorHttp, type VendorHttp, type VendorRequest } from './http.js';
+import { countOf, cursorPages, exactOf, vendorHttp, type VendorHttp } from './http.js';
 import {
   VendorError,
   type ActorMetricRow,
@@ -21,11 +21,8 @@ const VENDOR = 'Anthropic';
 /** Daily buckets per page: the report's maximum for bucket_width=1d. */
 const BUCKETS_PER_PAGE = 31;
 const CLAUDE_CODE_PER_PAGE = 1000;
-/** A report that keeps answering has_more past this many pages is broken, not long. */
-const MAX_PAGES = 1000;
 export const CLAUDE_CODE_TOOL = 'claude_code';
 
-type Page<T> = { data?: T[]; has_more?: boolean; next_page?: string | null };
 type Bucket<R> = { starting_at: string; ending_at?: string; results?: R[] };
 type UsageResult = {
   model?: string | null;
@@ -89,7 +86,7 @@ export function anthropicMessageOf(_status: number, body: unknown): string | nul
 }
 
 async function pullUsage(http: VendorHttp, window: DayWindow): Promise<UsageRow[]> {
-  const buckets = await allPages<Bucket<UsageResult>>(http, {
+  const buckets = await cursorPages<Bucket<UsageResult>>(http, VENDOR, {
     path: '/v1/organizations/usage_report/messages',
     query: {
       starting_at: startOfDay(window.from),
@@ -125,7 +122,7 @@ async function pullUsage(http: VendorHttp, window: DayWindow): Promise<UsageRow[
 }
 
 async function pullCosts(http: VendorHttp, window: DayWindow): Promise<CostRow[]> {
-  const buckets = await allPages<Bucket<CostResult>>(http, {
+  const buckets = await cursorPages<Bucket<CostResult>>(http, VENDOR, {
     path: '/v1/organizations/cost_report',
     query: {
       starting_at: startOfDay(window.from),
@@ -165,7 +162,7 @@ async function pullCosts(http: VendorHttp, window: DayWindow): Promise<CostRow[]
 async function pullClaudeCode(http: VendorHttp, window: DayWindow): Promise<ActorMetricRow[]> {
   const rows = new Map<string, ActorMetricRow>();
   for (const day of daysOf(window)) {
-    const records = await allPages<ClaudeCodeRecord>(http, {
+    const records = await cursorPages<ClaudeCodeRecord>(http, VENDOR, {
       path: '/v1/organizations/usage_report/claude_code',
       query: { starting_at: day, limit: CLAUDE_CODE_PER_PAGE },
     });
@@ -240,19 +237,6 @@ function addDecimal(a: Decimal | null, b: Decimal | null): Decimal | null {
 }
 
 /** Every page of a report: the same query plus `page=<next_page>` until has_more is false. */
-async function allPages<T>(http: VendorHttp, req: VendorRequest): Promise<T[]> {
-  const items: T[] = [];
-  let page: string | undefined;
-  for (let n = 0; n < MAX_PAGES; n += 1) {
-    const body = await http.exact<Page<T>>({ ...req, query: { ...req.query, page } });
-    if (!body || !Array.isArray(body.data)) throw new VendorError(`${VENDOR} answered ${req.path} without a data list`);
-    items.push(...body.data);
-    if (!body.has_more || !body.next_page) return items;
-    if (body.next_page === page) throw new VendorError(`${VENDOR} answered ${req.path} with the same page cursor twice`);
-    page = body.next_page;
-  }
-  throw new VendorError(`${VENDOR} answered ${req.path} with more than ${MAX_PAGES} pages`);
-}
 
 function assertUsd(currency: string | null | undefined): void {
   if (currency && currency.toUpperCase() !== 'USD') {

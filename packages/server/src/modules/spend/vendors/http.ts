@@ -162,3 +162,23 @@ function networkMessage(vendor: string, err: unknown, timeoutMs: number): string
   }
   return `${vendor} could not be reached`;
 }
+
+/**
+ * Every page of a cursor-paged report (Anthropic, OpenAI): the same query plus `page=<next_page>`
+ * until `has_more` is false or `next_page` empty. A page without a `data` list, a cursor answered
+ * twice, or more than `maxPages` pages is the vendor's fault: VendorError.
+ */
+export async function cursorPages<T>(http: VendorHttp, vendor: string, req: VendorRequest, maxPages = 1000): Promise<T[]> {
+  type Page = { data?: T[]; has_more?: boolean; next_page?: string | null };
+  const items: T[] = [];
+  let page: string | undefined;
+  for (let n = 0; n < maxPages; n += 1) {
+    const body = await http.exact<Page>({ ...req, query: { ...req.query, page } });
+    if (!body || !Array.isArray(body.data)) throw new VendorError(`${vendor} answered ${req.path} without a data list`);
+    items.push(...body.data);
+    if (!body.has_more || !body.next_page) return items;
+    if (body.next_page === page) throw new VendorError(`${vendor} answered ${req.path} with the same page cursor twice`);
+    page = body.next_page;
+  }
+  throw new VendorError(`${vendor} answered ${req.path} with more than ${maxPages} pages`);
+}

@@ -1,5 +1,5 @@
-import type { Decimal } from '../../../platform/money.js';
-import { countOf, exactOf, vendorHttp, type VendorHttp, type VendorRequest } from './http.js';
+import { countOf, cursorPages, exactOf, vendorHttp, type VendorHttp } from './http.js';
+import { centsOfDollars } from './units.js';
 import { VendorError, type CostRow, type DayWindow, type UsageRow, type VendorClient, type VendorClientOptions } from './types.js';
 
 /**
@@ -11,10 +11,7 @@ import { VendorError, type CostRow, type DayWindow, type UsageRow, type VendorCl
 const VENDOR = 'OpenAI';
 /** Daily buckets per page: the usage endpoint's maximum for bucket_width=1d (costs allow 180). */
 const BUCKETS_PER_PAGE = 31;
-/** A report that keeps answering has_more past this many pages is broken, not long. */
-const MAX_PAGES = 1000;
 
-type Page<T> = { data?: T[]; has_more?: boolean; next_page?: string | null };
 type Bucket<R> = { start_time: unknown; end_time?: unknown; results?: R[] };
 type CompletionsResult = {
   input_tokens?: unknown;
@@ -60,7 +57,7 @@ export function openAiMessageOf(_status: number, body: unknown): string | null {
 }
 
 async function pullUsage(http: VendorHttp, window: DayWindow): Promise<UsageRow[]> {
-  const buckets = await allPages<Bucket<CompletionsResult>>(http, {
+  const buckets = await cursorPages<Bucket<CompletionsResult>>(http, VENDOR, {
     path: '/v1/organization/usage/completions',
     query: {
       start_time: unixOf(window.from),
@@ -102,7 +99,7 @@ async function pullUsage(http: VendorHttp, window: DayWindow): Promise<UsageRow[
 }
 
 async function pullCosts(http: VendorHttp, window: DayWindow): Promise<CostRow[]> {
-  const buckets = await allPages<Bucket<CostsResult>>(http, {
+  const buckets = await cursorPages<Bucket<CostsResult>>(http, VENDOR, {
     path: '/v1/organization/costs',
     query: {
       start_time: unixOf(window.from),
@@ -137,24 +134,6 @@ async function pullCosts(http: VendorHttp, window: DayWindow): Promise<CostRow[]
 }
 
 /** Dollars → cents, exact (no rounding: cents may be fractional). */
-function centsOfDollars(dollars: Decimal): Decimal {
-  return dollars.times(100);
-}
-
-/** Every page: the same query plus `page=<next_page>` until has_more is false (or next_page empty). */
-async function allPages<T>(http: VendorHttp, req: VendorRequest): Promise<T[]> {
-  const items: T[] = [];
-  let page: string | undefined;
-  for (let n = 0; n < MAX_PAGES; n += 1) {
-    const body = await http.exact<Page<T>>({ ...req, query: { ...req.query, page } });
-    if (!body || !Array.isArray(body.data)) throw new VendorError(`${VENDOR} answered ${req.path} without a data list`);
-    items.push(...body.data);
-    if (!body.has_more || !body.next_page) return items;
-    if (body.next_page === page) throw new VendorError(`${VENDOR} answered ${req.path} with the same page cursor twice`);
-    page = body.next_page;
-  }
-  throw new VendorError(`${VENDOR} answered ${req.path} with more than ${MAX_PAGES} pages`);
-}
 
 function unixOf(day: string): number {
   return Date.parse(`${day}T00:00:00Z`) / 1000;
