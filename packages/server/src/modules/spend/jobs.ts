@@ -3,6 +3,7 @@ import { JobItems } from '../../platform/jobs/items.js';
 import type { Job, JobContext } from '../../platform/jobs/scheduler.js';
 import * as connections from './connections-repo.js';
 import { purgeOldDeliveries, retryDueDeliveries } from './deliveries.js';
+import { outcomeJobs } from './outcome-sources-jobs.js';
 import { syncConnection } from './sync.js';
 import { addDays, DEFAULT_SYNC_DAYS, utcDayOf } from './sync-domain.js';
 
@@ -18,6 +19,8 @@ export const HOURLY_SYNC_DAYS = 3;
  * - `spend-delivery-retry`, every minute: failed (and never-attempted) alert and digest deliveries,
  *   with backoff, at most 5 attempts (README "Deliveries").
  * - `spend-delivery-purge`, daily at 04:10: finished deliveries older than 30 days.
+ * - `spend-outcome-sync`, hourly at minute 45: the last 3 days of every ACTIVE outcome source
+ *   (outcome-sources-jobs.ts; never overlapping itself).
  */
 export function jobs(ctx: AppContext): Job[] {
   return [
@@ -25,6 +28,7 @@ export function jobs(ctx: AppContext): Job[] {
     { name: 'spend-sync', cron: '15 * * * *', run: (job) => syncAll(ctx, job, false) },
     { name: 'spend-delivery-retry', cron: '* * * * *', run: async ({ log }) => void (await retryDueDeliveries(ctx, log)) },
     { name: 'spend-delivery-purge', cron: '10 4 * * *', run: async () => void (await purgeOldDeliveries(ctx)) },
+    ...outcomeJobs(ctx),
   ];
 }
 

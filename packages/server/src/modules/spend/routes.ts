@@ -5,6 +5,7 @@ import { budgetRoutes } from './budgets-routes.js';
 import { connectionRoutes } from './connections-routes.js';
 import { deliveryRoutes } from './deliveries-routes.js';
 import { invoiceRoutes } from './invoices-routes.js';
+import { outcomeSourceRoutes } from './outcome-sources-routes.js';
 import { outcomeClientRoutes, outcomeRoutes } from './outcomes-routes.js';
 import { priceRoutes } from './prices-routes.js';
 import { reportRoutes } from './reports-routes.js';
@@ -26,6 +27,7 @@ export function spendRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       deliveryRoutes,
       allocationRoutes,
       budgetRoutes,
+      outcomeSourceRoutes,
     ];
     for (const routes of plugins) await app.register(routes(ctx));
   };

@@ -57,6 +57,8 @@ export type Failure = {
   status?: number;
   /** Sent as the Retry-After header (e.g. '2', or an HTTP date). */
   retryAfter?: string;
+  /** More response headers (e.g. GitHub's x-ratelimit-remaining / x-ratelimit-reset). */
+  headers?: Record<string, string>;
   /** Only requests to this path count against the failure. Default: every path. */
   path?: string;
   /** Only requests whose path starts with this count (e.g. every signed report link). */
@@ -96,7 +98,7 @@ export class FailureQueue {
  * LiteLLM): the raw text or JSON when given, else the vendor's error body for the status.
  */
 export function failureAnswer(failure: Failure & { status: number }, vendorBody: (status: number, message?: string) => unknown): FakeResponse {
-  const headers: Record<string, string> = failure.retryAfter === undefined ? {} : { 'retry-after': failure.retryAfter };
+  const headers: Record<string, string> = { ...failure.headers, ...(failure.retryAfter === undefined ? {} : { 'retry-after': failure.retryAfter }) };
   const answer: FakeResponse =
     failure.text !== undefined
       ? { status: failure.status, text: failure.text, headers: { 'content-type': 'text/html', ...headers } }

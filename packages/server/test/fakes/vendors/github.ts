@@ -15,7 +15,15 @@ import { startHttpFake, type FakeRequest, type FakeResponse, type HttpFake } fro
  *   report_day}`, or 204 when the day has no records. The links point at this fake's `/_reports/…`,
  *   serve NDJSON (records split over `linksPerReport` files) and, like signed storage links, refuse a
  *   request that carries an Authorization header (400).
- * - `failNext(n, { status: 429, retryAfter: '1' })` scripts the next n calls (any path, links too).
+ * - `GET /search/issues?q=&per_page=&page=` (vendor-apis.md §4.5) over `pulls` (merged pull requests
+ *   seeded with `addPulls`): `q` must hold `is:pr`; `repo:o/r` qualifiers OR together (a repository
+ *   the fake does not know → 422 with GitHub's validation message); `is:merged` and
+ *   `merged:A..B` (dates or UTC timestamps, both ends inclusive) filter. Like GitHub it serves only
+ *   the first 1,000 results of a query (a page past them → 422) while `total_count` says how many
+ *   match. Items carry `number`, `title`, `html_url`, `repository_url`, `user.login`, `state`,
+ *   `closed_at` and `pull_request.merged_at`.
+ * - `failNext(n, { status: 429, retryAfter: '1' })` scripts the next n calls (any path, links too);
+ *   `headers` adds response headers (`x-ratelimit-remaining`, `x-ratelimit-reset`).
  *
  * Seeding N days in one line: `fake.seedDays({ from: '2026-09-01', days: 3 })` adds per day one
  * record per user (default logins 'dana', 'eli') with the §4.3 example numbers: 14 interactions,
@@ -47,6 +55,8 @@ export type CopilotUserRecord = {
 
 export type CopilotFakeSeat = { login: string; id: number; plan_type: 'business' | 'enterprise'; last_activity_at: string | null };
 
+export type FakePull = { repo: string; number: number; title: string; author: string; mergedAt: string };
+
 export type GithubFake = HttpFake & {
   key: string;
   setKey(key: string): void;
@@ -57,6 +67,12 @@ export type GithubFake = HttpFake & {
   linksPerReport: number;
   records: CopilotUserRecord[];
   seats: CopilotFakeSeat[];
+  pulls: FakePull[];
+  /** Repositories the search knows (adding pulls adds theirs). */
+  repos: Set<string>;
+  addPulls(pulls: FakePull[]): void;
+  /** `count` merged pull requests in `repo`, spread evenly over [from, from + days) UTC, authors cycling over `authors`. */
+  seedPulls(options: { repo: string; from: string; days: number; count: number; authors?: string[] }): void;
   addRecords(records: CopilotUserRecord[]): void;
   seedDays(options: { from: string; days: number; users?: string[] }): { records: number };
   seedSeats(count: number): void;
@@ -74,6 +90,8 @@ export async function startGithubFake(options: { key?: string; org?: string } = 
     linksPerReport: 1,
     records: [] as CopilotUserRecord[],
     seats: [] as CopilotFakeSeat[],
+    pulls: [] as FakePull[],
+    repos: new Set<string>(),
   };
   let origin = '';
 
@@ -94,6 +112,7 @@ export async function startGithubFake(options: { key?: string; org?: string } = 
     }
     const failure = failures.take(req);
     if (failure) return failureAnswer(failure, errorBody);
+    if (req.method === 'GET' && req.path === '/search/issues') return searchIssues(req, state.pulls, state.repos, origin);
     const route = /^\/orgs\/([^/]+)\/copilot\/(billing\/seats|metrics\/reports\/users-1-day)$/.exec(req.path);
     if (req.method !== 'GET' || !route || decodeURIComponent(route[1]!) !== state.org) return notFound();
     if (route[2] === 'billing/seats') return seats(req, state.seats, state.pageSize, origin);
@@ -130,6 +149,26 @@ export async function startGithubFake(options: { key?: string; org?: string } = 
     get seats() {
       return state.seats;
     },
+    get pulls() {
+      return state.pulls;
+    },
+    get repos() {
+      return state.repos;
+    },
+    addPulls(pulls) {
+      for (const p of pulls) state.repos.add(p.repo);
+      state.pulls.push(...pulls);
+    },
+    seedPulls({ repo, from, days, count, authors = ['dana', 'eli'] }) {
+      state.repos.add(repo);
+      const start = Date.parse(`${from}T00:00:00Z`);
+      const step = (days * 86_400_000) / count;
+      const base = state.pulls.filter((p) => p.repo === repo).length;
+      for (let i = 0; i < count; i += 1) {
+        const at = new Date(start + Math.floor(i * step / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+        state.pulls.push({ repo, number: base + i + 1, title: `Change ${base + i + 1}`, author: authors[i % authors.length]!, mergedAt: at });
+      }
+    },
     addRecords(records) {
       state.records.push(...records);
     },
@@ -160,6 +199,8 @@ export async function startGithubFake(options: { key?: string; org?: string } = 
     reset() {
       state.records.length = 0;
       state.seats.length = 0;
+      state.pulls.length = 0;
+      state.repos.clear();
       state.pageSize = 100;
       state.linksPerReport = 1;
       failures.clear();
@@ -209,4 +250,47 @@ function usersReport(req: FakeRequest, records: CopilotUserRecord[], linksPerRep
 function reportFile(records: CopilotUserRecord[], day: string, part: number, parts: number): FakeResponse {
   const lines = records.filter((r) => r.day === day).filter((_, i) => i % parts === part).map((r) => JSON.stringify(r));
   return { status: 200, text: lines.map((l) => `${l}\n`).join(''), headers: { 'content-type': 'application/x-ndjson' } };
+}
+
+const SEARCH_CAP = 1000;
+
+/** `merged:A..B` bounds (inclusive) → [fromMs, toMs]; a date end covers its whole day. */
+function mergedBounds(value: string): [number, number] | null {
+  const m = /^(\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}Z)?)\.\.(\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}Z)?)$/.exec(value);
+  if (!m) return null;
+  const at = (s: string) => Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s);
+  const end = m[2]!.length === 10 ? at(m[2]!) + 86_400_000 - 1 : at(m[2]!) + 999;
+  return [at(m[1]!), end];
+}
+
+function searchIssues(req: FakeRequest, pulls: FakePull[], repos: Set<string>, origin: string): FakeResponse {
+  const invalid = (message: string) => ({ status: 422, json: { message: 'Validation Failed', errors: [{ message, resource: 'Search', field: 'q', code: 'invalid' }], documentation_url: DOCS, status: '422' } });
+  const terms = (req.query.get('q') ?? '').split(/\s+/).filter(Boolean);
+  if (!terms.includes('is:pr')) return invalid('Query must include is:pr or is:issue');
+  const wanted = terms.filter((t) => t.startsWith('repo:')).map((t) => t.slice(5));
+  if (wanted.some((r) => !repos.has(r))) {
+    return invalid('The listed users and repositories cannot be searched either because the resources do not exist or you do not have permission to view them.');
+  }
+  const merged = terms.find((t) => t.startsWith('merged:'));
+  const bounds = merged ? mergedBounds(merged.slice(7)) : null;
+  if (merged && !bounds) return invalid(`Invalid merged qualifier: ${merged}`);
+  const perPage = Math.min(Number(req.query.get('per_page') ?? 30) || 30, 100);
+  const page = Math.max(1, Number(req.query.get('page') ?? 1) || 1);
+  if ((page - 1) * perPage >= SEARCH_CAP) return invalid('Only the first 1000 search results are available');
+  const matching = pulls
+    .filter((p) => wanted.length === 0 || wanted.includes(p.repo))
+    .filter((p) => !bounds || (Date.parse(p.mergedAt) >= bounds[0] && Date.parse(p.mergedAt) <= bounds[1]))
+    .sort((a, b) => Date.parse(a.mergedAt) - Date.parse(b.mergedAt) || a.repo.localeCompare(b.repo) || a.number - b.number);
+  const items = matching.slice(0, SEARCH_CAP).slice((page - 1) * perPage, page * perPage).map((p) => ({
+    number: p.number,
+    title: p.title,
+    html_url: `https://github.com/${p.repo}/pull/${p.number}`,
+    repository_url: `${origin}/repos/${p.repo}`,
+    state: 'closed',
+    user: { login: p.author, id: 583231 },
+    created_at: p.mergedAt,
+    closed_at: p.mergedAt,
+    pull_request: { url: `${origin}/repos/${p.repo}/pulls/${p.number}`, html_url: `https://github.com/${p.repo}/pull/${p.number}`, merged_at: p.mergedAt },
+  }));
+  return exactJson(200, { total_count: matching.length, incomplete_results: false, items });
 }

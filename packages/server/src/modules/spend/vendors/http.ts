@@ -37,7 +37,16 @@ const MAX_BACKOFF_MS = 30_000;
 
 export function vendorHttp(
   options: VendorClientOptions,
-  describe: { vendor: string; authHeaders: Record<string, string>; messageOf: (status: number, body: unknown) => string | null },
+  describe: {
+    vendor: string;
+    authHeaders: Record<string, string>;
+    messageOf: (status: number, body: unknown) => string | null;
+    /**
+     * A vendor's own "wait, then retry" signal on a status the generic rule treats as final (GitHub
+     * answers a spent rate limit with 403 and x-ratelimit-reset): the wait in ms, or null.
+     */
+    retryDelayMs?: (status: number, headers: Headers) => number | null;
+  },
 ): VendorHttp {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
@@ -68,10 +77,11 @@ export function vendorHttp(
         throw new VendorError(networkMessage(describe.vendor, err, options.timeoutMs), null, { cause: err });
       }
       if (response.ok) return response;
-      const retryable = response.status === 429 || response.status >= 500;
+      const hinted = describe.retryDelayMs?.(response.status, response.headers) ?? null;
+      const retryable = hinted !== null || response.status === 429 || response.status >= 500;
       if (retryable && attempt < options.maxRetries) {
         await response.body?.cancel().catch(() => undefined);
-        await sleep(retryAfterMs(response.headers.get('retry-after')) ?? backoffMs(attempt));
+        await sleep(hinted ?? retryAfterMs(response.headers.get('retry-after')) ?? backoffMs(attempt));
         continue;
       }
       const text = await response.text().catch(() => '');
