@@ -43,6 +43,7 @@ export async function spendOperator(svc: TestService) {
     sync: (id: string, query = '') => svc.http.post(`${CONNECTIONS}/${id}/sync${query}`, auth),
     putKey: (id: string, adminKey: unknown) => svc.http.put(`${CONNECTIONS}/${id}/key`, { ...auth, body: { adminKey } }),
     remove: (id: string) => svc.http.delete(`${CONNECTIONS}/${id}`, auth),
+    usageReport: (query: string) => svc.http.get(`/api/v1/spend/reports/usage${query}`, auth),
   };
 }
 

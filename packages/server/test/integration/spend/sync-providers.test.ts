@@ -8,7 +8,7 @@ import { newId } from '../../../src/platform/ids.js';
 import { startTestService, type TestService } from '../../harness.js';
 import { spendOperator, storedRows } from './connections-helpers.js';
 
-/** Each provider through the service: connect → probe → sync → rows in the database. */
+/** Each provider through the service: connect → probe → sync → rows in the database → the usage report. */
 describe('spend sync per provider', () => {
   let svc: TestService;
   let openai: OpenAiFake;
@@ -40,21 +40,27 @@ describe('spend sync per provider', () => {
     assert.deepEqual((await o.probe(id)).body.data, { ok: true, message: null });
     const synced = await o.sync(id, query);
     assert.equal(synced.status, 200, synced.text);
-    return { o, id, synced: synced.body.data, view: (await o.get(id)).body.data, rows: await storedRows(svc, id) };
+    const report = await o.usageReport(query);
+    assert.equal(report.status, 200, report.text);
+    return { o, id, synced: synced.body.data, view: (await o.get(id)).body.data, rows: await storedRows(svc, id), usage: report.body.data };
   }
 
   test('when OpenAI is synced then its usage and cost lines are stored', async () => {
     openai.seedDays({ from: '2026-03-01', days: 3 });
-    const { synced, rows, view } = await connectProbeSync({ provider: 'OPENAI', label: 'oa', adminKey: OPENAI_FAKE_KEY }, '?from=2026-03-01&to=2026-03-04');
+    const { synced, rows, view, usage } = await connectProbeSync({ provider: 'OPENAI', label: 'oa', adminKey: OPENAI_FAKE_KEY }, '?from=2026-03-01&to=2026-03-04');
     assert.ok(rows.usage > 0 && rows.costs > 0, JSON.stringify(rows));
+    assert.ok(usage.totals.uncachedInputTokens > 0 && usage.totals.vendorCostCents > 0, JSON.stringify(usage.totals));
+    assert.ok(usage.byModel.every((m: { provider: string; vendorCostCents: unknown }) => m.provider === 'OPENAI' && m.vendorCostCents === null), 'OpenAI has no per-model cost');
     assert.equal(synced.rowsWritten, rows.usage + rows.costs + rows.actors);
     assert.equal(view.status, 'ACTIVE');
   });
 
   test('when Cursor is synced over 30 days then one chunk; over 31 days then a 30-day chunk and a 1-day chunk', async () => {
     cursor.seedDays({ from: '2026-01-01', days: 31 });
-    const { o, id, rows, view } = await connectProbeSync({ provider: 'CURSOR', label: 'cu', adminKey: CURSOR_FAKE_KEY }, '?from=2026-01-01&to=2026-01-31');
+    const { o, id, rows, view, usage } = await connectProbeSync({ provider: 'CURSOR', label: 'cu', adminKey: CURSOR_FAKE_KEY }, '?from=2026-01-01&to=2026-01-31');
     assert.deepEqual([view.syncChunksDone, view.syncChunksTotal], [1, 1]);
+    assert.ok(usage.byModel.length > 0 && usage.byModel.every((m: { provider: string }) => m.provider === 'CURSOR'), JSON.stringify(usage.byModel));
+    assert.ok(usage.byActor.length > 0, 'per-person rows under byActor');
     assert.ok(rows.usage > 0 && rows.actors > 0, JSON.stringify(rows));
     const wider = await o.sync(id, '?from=2026-01-01&to=2026-02-01');
     assert.equal(wider.status, 200, wider.text);
@@ -66,14 +72,17 @@ describe('spend sync per provider', () => {
 
   test('when Copilot is synced then per-person metrics are stored under actor metrics', async () => {
     github.seedDays({ from: '2026-03-01', days: 2 });
-    const { rows } = await connectProbeSync({ provider: 'COPILOT', label: 'gh', adminKey: GITHUB_FAKE_KEY, scope: github.org }, '?from=2026-03-01&to=2026-03-03');
+    const { rows, usage } = await connectProbeSync({ provider: 'COPILOT', label: 'gh', adminKey: GITHUB_FAKE_KEY, scope: github.org }, '?from=2026-03-01&to=2026-03-03');
     assert.ok(rows.actors > 0, JSON.stringify(rows));
+    assert.ok(usage.byActor.some((a: { provider: string }) => a.provider === 'COPILOT'), JSON.stringify(usage.byActor));
+    assert.equal(usage.totals.meteredCostCents, 0, 'per-person assistant rows never reach the totals');
   });
 
   test('when LiteLLM is synced then its spend logs are stored; the proxy URL is the scope', async () => {
     litellm.seedDays({ from: '2026-03-01', days: 2 });
-    const { rows, view } = await connectProbeSync({ provider: 'LITELLM', label: 'proxy', adminKey: LITELLM_FAKE_KEY, scope: `${litellm.url}/` }, '?from=2026-03-01&to=2026-03-03');
+    const { rows, view, usage } = await connectProbeSync({ provider: 'LITELLM', label: 'proxy', adminKey: LITELLM_FAKE_KEY, scope: `${litellm.url}/` }, '?from=2026-03-01&to=2026-03-03');
     assert.ok(rows.usage > 0, JSON.stringify(rows));
+    assert.ok(usage.totals.vendorCostCents > 0 && usage.byModel.every((m: { provider: string }) => m.provider === 'LITELLM'), JSON.stringify(usage.totals));
     assert.equal(view.scope, litellm.url, 'trailing slash dropped');
   });
 });
