@@ -4,7 +4,7 @@ import { withTransaction } from '../../platform/db/transaction.js';
 import { invalid, notFound } from '../../platform/errors/app-error.js';
 import { newId } from '../../platform/ids.js';
 import { findFeature } from '../catalog/index.js';
-import { checkParent, DEFAULT_RULE_PRIORITY, duplicateRuleMessage, matchValueOf, unitValues, type UnitRequest } from './units-domain.js';
+import { checkParent, DEFAULT_RULE_PRIORITY, duplicateRuleMessage, matchValueOf, unitValues, type UnitRequest, type UnitValues } from './units-domain.js';
 import * as repo from './units-repo.js';
 
 /**
@@ -26,18 +26,7 @@ export async function createUnit(ctx: AppContext, accountId: string, request: Un
     const values = unitValues(request, await repo.personLevelEnabled(tx, accountId));
     await checkReferences(tx, accountId, values);
     const now = ctx.clock.now();
-    return repo.insertUnit(tx, {
-      id: newId(now.getTime()),
-      account_id: accountId,
-      type: values.type,
-      name: values.name,
-      email: values.email,
-      github_login: values.githubLogin,
-      parent_id: values.parentId,
-      feature_id: values.featureId,
-      created_at: now,
-      modified_at: now,
-    });
+    return repo.insertUnit(tx, { id: newId(now.getTime()), account_id: accountId, ...columnsOf(values), created_at: now, modified_at: now });
   });
 }
 
@@ -50,15 +39,7 @@ export async function replaceUnit(ctx: AppContext, accountId: string, id: string
     const values = unitValues(request, await repo.personLevelEnabled(tx, accountId));
     await checkReferences(tx, accountId, values);
     checkParent({ id, name: values.name }, values.parentId, await repo.parentMap(tx, accountId));
-    return repo.updateUnit(tx, accountId, id, {
-      type: values.type,
-      name: values.name,
-      email: values.email,
-      github_login: values.githubLogin,
-      parent_id: values.parentId,
-      feature_id: values.featureId,
-      modified_at: ctx.clock.now(),
-    });
+    return repo.updateUnit(tx, accountId, id, { ...columnsOf(values), modified_at: ctx.clock.now() });
   });
 }
 
@@ -102,6 +83,10 @@ export async function createRule(ctx: AppContext, accountId: string, request: Ru
 
 export async function deleteRule(ctx: AppContext, accountId: string, id: string): Promise<void> {
   if (!(await repo.deleteRule(ctx.db, accountId, id))) throw notFound(`Attribution rule ${id} not found`);
+}
+
+function columnsOf(values: UnitValues) {
+  return { type: values.type, name: values.name, email: values.email, github_login: values.githubLogin, parent_id: values.parentId, feature_id: values.featureId };
 }
 
 async function checkReferences(tx: Parameters<typeof repo.findUnit>[0], accountId: string, values: { parentId: string | null; featureId: string | null }) {
