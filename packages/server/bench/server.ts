@@ -1,38 +1,63 @@
 /**
  * The service under benchmark, in its own process so the load generator does not share its event
- * loop. Adds two bench-only baseline routes: a primary-key SELECT and a single-row INSERT, both
- * behind the same tenant-key authentication as every Client API route.
+ * loop. Adds bench-only routes behind the same tenant-key authentication as every Client API route:
+ * a primary-key SELECT and a single-row INSERT (the Tally baselines), and `state` (events stored
+ * and the ledger audit, read by the harness after every scenario).
+ * BENCH_MODE=postgres (default): a fresh schema on BENCH_DATABASE_URL, pool of 50.
+ * BENCH_MODE=embedded: the two-command start path, PGlite in BENCH_DATA_DIR (no DATABASE_URL).
  */
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createAccount } from '../src/modules/accounts/service.js';
-import { openDatabase } from '../src/platform/db/database.js';
+import { auditLedger } from '../src/modules/credits/audit.js';
+import { openDatabase, type Database } from '../src/platform/db/database.js';
 import { ok } from '../src/platform/http/envelope.js';
 import { accountIdOf } from '../src/platform/http/principal.js';
 import { newId } from '../src/platform/ids.js';
 import { createRuntime } from '../src/runtime.js';
+import type { AppContext } from '../src/platform/context.js';
 import { seedCredits, seedMonetization } from './fixtures.js';
 import { seedSpendUsage } from './spend-report.js';
-import { startBenchVendor, SYNC_KEY } from './spend-sync.js';
-import { createConnection } from '../src/modules/spend/connections.js';
+import { seedSpendSync, startBenchVendor } from './spend-sync.js';
+
+/** A fixture: seeds the bench account and returns what the scenarios need (merged into `ready`). */
+type Seed = (ctx: AppContext, accountId: string) => Promise<Record<string, unknown>>;
+
+const embedded = process.env.BENCH_MODE === 'embedded';
+/** Fixtures in order; one line per suite that needs data of its own. */
+const seeds: Seed[] = [seedMonetization, seedCredits, ...(embedded ? [] : [seedSpendUsage, seedSpendSync])];
 
 const url = process.env.BENCH_DATABASE_URL!;
+const dataDir = process.env.BENCH_DATA_DIR!;
 const schema = `bench_${randomBytes(4).toString('hex')}`;
-const admin = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
-await sql.raw(`create schema ${schema}`).execute(admin.db);
-await admin.close();
+let database: Database | undefined;
+if (!embedded) {
+  const admin = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
+  await sql.raw(`create schema ${schema}`).execute(admin.db);
+  await admin.close();
+  database = await openDatabase({ kind: 'postgres', url, poolSize: 50, searchPath: schema });
+}
 
 const vendor = await startBenchVendor();
-const config = loadConfig({
+const env: Record<string, string | undefined> = {
   ...process.env,
   APP_SPEND_ANTHROPIC_BASE_URL: vendor.url,
-  DATABASE_URL: url,
   JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
-  APP_SECRETS_KEY: 'bench-secrets-key-0123456789abcdef01234567', LOG_LEVEL: 'warn', APP_JOBS_ENABLED: 'false', DATABASE_POOL_SIZE: '50' });
-const database = await openDatabase({ kind: 'postgres', url, poolSize: 50, searchPath: schema });
+  APP_SECRETS_KEY: 'bench-secrets-key-0123456789abcdef01234567',
+  LOG_LEVEL: 'warn',
+  APP_JOBS_ENABLED: 'false',
+};
+if (embedded) {
+  delete env.DATABASE_URL;
+  env.DATA_DIR = dataDir;
+} else {
+  Object.assign(env, { DATABASE_URL: url, DATABASE_POOL_SIZE: '50' });
+}
+const config = loadConfig(env);
 const runtime = await createRuntime(config, {
-  database,
+  ...(database ? { database } : {}),
   extraRoutes: (app) => {
     app.get('/api/v1/client/bench/pk', async (request) => {
       const row = await runtime.ctx.db.selectFrom('accounts').select(['id', 'name']).where('id', '=', accountIdOf(request)).executeTakeFirst();
@@ -46,24 +71,38 @@ const runtime = await createRuntime(config, {
         .execute();
       return ok({ stored: true });
     });
+    app.get('/api/v1/client/bench/state', async (request) => {
+      const accountId = accountIdOf(request);
+      const { events } = await runtime.ctx.db
+        .selectFrom('usage_events')
+        .select((eb) => eb.fn.countAll<string>().as('events'))
+        .where('account_id', '=', accountId)
+        .where('event_type', '=', 'CLIENT_TRACKED')
+        .executeTakeFirstOrThrow();
+      return ok({ events: Number(events), audit: await auditLedger(runtime.ctx.db, accountId) });
+    });
   },
 });
 const username = `bench-${schema}`;
 const password = 'bench password';
 const { apiKey, accountId } = await createAccount(runtime.ctx, { accountName: 'bench', username, password });
-const spendConnectionId = (await createConnection(runtime.ctx, accountId, { provider: 'ANTHROPIC', label: 'bench-sync', adminKey: SYNC_KEY })).id;
-const fixture = { ...(await seedMonetization(runtime.ctx, accountId)), ...(await seedCredits(runtime.ctx, accountId)), ...(await seedSpendUsage(runtime.ctx, accountId)), username, password };
+const fixture: Record<string, unknown> = {};
+for (const seed of seeds) Object.assign(fixture, await seed(runtime.ctx, accountId));
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });
 const address = runtime.app.server.address();
-process.send!({ port: typeof address === 'object' && address ? address.port : 0, apiKey, accountId, schema, spendConnectionId, ...fixture });
+process.send!({ port: typeof address === 'object' && address ? address.port : 0, apiKey, accountId, schema, username, password, ...fixture });
 
 process.on('message', async (message) => {
   if (message !== 'stop') return;
   await new Promise((r) => setTimeout(r, 2000)); // let requests cut off by the load generator finish (a usage report takes ~1 s)
   await runtime.close();
   await vendor.close();
-  const cleanup = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
-  await sql.raw(`drop schema ${schema} cascade`).execute(cleanup.db);
-  await cleanup.close();
+  if (embedded) {
+    rmSync(dataDir, { recursive: true, force: true });
+  } else {
+    const cleanup = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
+    await sql.raw(`drop schema ${schema} cascade`).execute(cleanup.db);
+    await cleanup.close();
+  }
   process.exit(0);
 });

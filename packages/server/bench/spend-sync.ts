@@ -6,6 +6,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createConnection } from '../src/modules/spend/connections.js';
+import type { AppContext } from '../src/platform/context.js';
 
 export const SYNC_ROWS = 100_000;
 export const SYNC_DAYS = 30;
@@ -66,4 +68,9 @@ export async function startBenchVendor(): Promise<{ url: string; close(): Promis
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The sync benchmark's connection: an Anthropic admin key pointing at the bench vendor. */
+export async function seedSpendSync(ctx: AppContext, accountId: string): Promise<{ spendConnectionId: string }> {
+  return { spendConnectionId: (await createConnection(ctx, accountId, { provider: 'ANTHROPIC', label: 'bench-sync', adminKey: SYNC_KEY })).id };
 }

@@ -1,0 +1,279 @@
+/**
+ * The bench harness: runs autocannon against the Tally bench server, measures the raw baselines
+ * (bench/raw-server.ts, no Tally code) on demand, checks the ledger and the stored events after a
+ * scenario, and prints tables with ratios to the Tally and raw baselines and the targets.
+ * A suite (bench/scenarios/*.ts) gets one Harness and decides what to measure and print.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
+
+export type Mode = 'postgres' | 'embedded';
+
+/** What the bench server reports when it is ready (bench/server.ts): its port, key and fixtures. */
+export type Ready = { port: number; apiKey: string; accountId: string; schema: string; username: string; password: string } & Record<string, unknown>;
+
+export type Scenario = {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string | (() => string);
+  body?: () => string;
+  headers?: () => Record<string, string>;
+  /** Default: the bench tenant key. */
+  auth?: Record<string, string>;
+  /** Default: 50. */
+  connections?: number;
+  /**
+   * Set for routes that store usage events: how many events one answer acknowledges as stored (a
+   * single event: 1 for 2xx, and for 409 conflict on a retry; a batch route counts its `stored` and
+   * `duplicate` results). After the run the harness retries the requests the load generator hung
+   * up on (same body, same idempotency keys), waits for the server to go quiet, and checks that
+   * the events stored equal the events acknowledged.
+   */
+  events?: (status: number, body: string) => number;
+};
+
+export type Measured = {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Socket errors, timeouts and non-2xx answers. */
+  errors: number;
+  /** Events acknowledged (scenarios with `events`), including the retried cut-off requests. */
+  acked: number;
+  /** Requests written but unanswered when the load generator stopped at the deadline (retried). */
+  cutOff: number;
+  /** The after-run check (ledger audit always; stored vs acknowledged events when `events`). */
+  check?: Check;
+};
+
+export type Check = { auditClean: boolean; poolsChecked: number; findings: string[]; stored?: number; acked?: number; cutOff?: number; eventsOk?: boolean };
+
+export type Target = { text: string; met: boolean };
+
+/**
+ * A group of scenarios with its own table (bench/scenarios/*.ts), listed in bench/run.ts. `modes`
+ * says which databases it runs on: `npm run bench` is PostgreSQL, `npm run bench -- --embedded` PGlite.
+ */
+export type Suite = { name: string; modes: Mode[]; run(h: Harness): Promise<void> };
+
+export type Row = {
+  r: Measured;
+  /** The Tally route it is compared with (pk-select, insert, or another scenario). */
+  baseline?: Measured;
+  /** The raw baseline (plain Fastify + driver): throughput and p99 ratios. */
+  raw?: Measured;
+  target?: Target;
+};
+
+type BenchState = { events: number; audit: { poolsChecked: number; discrepancies: { poolId: string; problem: string }[] } };
+
+export class Harness {
+  readonly base: string;
+  readonly #rawCache = new Map<string, Measured>();
+  readonly #rawBase: string;
+  readonly #failures: string[] = [];
+
+  constructor(
+    readonly mode: Mode,
+    readonly ready: Ready,
+    rawPort: number,
+    readonly seconds: number,
+    readonly connections = 50,
+  ) {
+    this.base = `http://127.0.0.1:${ready.port}`;
+    this.#rawBase = `http://127.0.0.1:${rawPort}`;
+  }
+
+  get databaseLabel(): string {
+    return this.mode === 'embedded' ? 'PGlite (embedded, temp DATA_DIR)' : 'PostgreSQL';
+  }
+
+  /** Targets or checks that failed so far (the run exits non-zero on any). */
+  get failures(): readonly string[] {
+    return this.#failures;
+  }
+
+  /** Measures one scenario, then runs the after-run check (audit; stored vs acknowledged events). */
+  async measure(s: Scenario): Promise<Measured> {
+    const before = await this.state();
+    const { unanswered, ...measured } = await load(this.base, s, this.seconds, s.connections ?? this.connections, s.auth ?? { 'x-api-key': this.ready.apiKey });
+    // A client whose request timed out retries it with the same idempotency key: the answer
+    // (stored, or duplicate when the first attempt went through) acknowledges its events.
+    for (const sent of unanswered) {
+      const res = await fetch(this.base + sent.path, { method: s.method, headers: sent.headers, ...(sent.body !== undefined ? { body: sent.body } : {}) });
+      measured.acked += s.events!(res.status, await res.text());
+    }
+    measured.check = await this.check(s, measured, before.events);
+    if (!measured.check.auditClean) this.#failures.push(`${s.name}: ledger audit found ${measured.check.findings.length} discrepancies`);
+    if (measured.check.eventsOk === false) this.#failures.push(`${s.name}: stored ${measured.check.stored} events, acknowledged ${measured.check.acked}`);
+    return measured;
+  }
+
+  /** Warms both servers (JIT, pools, prepared statements) before anything is measured. */
+  async warmup(): Promise<void> {
+    await load(this.base, { name: 'warmup', method: 'GET', path: '/api/v1/client/bench/pk' }, Math.min(2, this.seconds), this.connections, { 'x-api-key': this.ready.apiKey });
+    await load(this.#rawBase, { name: 'warmup', method: 'GET', path: '/raw/select' }, Math.min(2, this.seconds), this.connections, {});
+  }
+
+  /** The raw baseline of one kind at a connection count, measured once per run. */
+  async raw(kind: 'select' | 'insert', connections = this.connections): Promise<Measured> {
+    const key = `${kind}:${connections}`;
+    let measured = this.#rawCache.get(key);
+    if (!measured) {
+      const name = `raw-${kind === 'select' ? 'pk-select' : 'insert'}${connections === this.connections ? '' : `-${connections}conn`}`;
+      measured = await load(this.#rawBase, { name, method: kind === 'select' ? 'GET' : 'POST', path: `/raw/${kind}`, body: () => '{}' }, this.seconds, connections, {});
+      this.#rawCache.set(key, measured);
+    }
+    return measured;
+  }
+
+  /** Logs in the bench admin user: the Authorization header of admin API calls. */
+  async adminAuth(): Promise<Record<string, string>> {
+    const login = await fetch(`${this.base}/public/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: this.ready.username, password: this.ready.password }) });
+    if (login.status !== 200) throw new Error(`login: ${login.status} ${await login.text()}`);
+    return { authorization: `Bearer ${((await login.json()) as { data: { token: string } }).data.token}` };
+  }
+
+  /** Records a target's outcome (printed as met/MISSED; a miss is listed at the end of the run). */
+  target(name: string, text: string, met: boolean): Target {
+    if (!met) this.#failures.push(`${name}: target MISSED (${text})`);
+    return { text: `${text}: ${met ? 'met' : 'MISSED'}`, met };
+  }
+
+  print(title: string, rows: Row[]): void {
+    console.log(`\n${title}`);
+    console.log(
+      'scenario'.padEnd(24), 'req/s'.padStart(8), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), 'errors'.padStart(6),
+      'vs Tally baseline'.padStart(30), 'x raw'.padStart(6), 'p99 x raw'.padStart(9), '  check', '  target',
+    );
+    for (const { r, baseline, raw, target } of rows) {
+      console.log(
+        r.name.padEnd(24),
+        r.rps.toFixed(0).padStart(8),
+        String(r.p50).padStart(7),
+        String(r.p99).padStart(7),
+        String(r.errors).padStart(6),
+        (baseline ? `${(r.rps / baseline.rps).toFixed(2)}x of ${baseline.name}` : '(baseline)').padStart(30),
+        (raw ? (r.rps / raw.rps).toFixed(2) : '').padStart(6),
+        (raw ? (r.p99 / Math.max(1, raw.p99)).toFixed(1) : '').padStart(9),
+        ` ${describeCheck(r.check)}`,
+        ` ${target?.text ?? ''}`,
+      );
+    }
+  }
+
+  async state(): Promise<BenchState> {
+    const res = await fetch(`${this.base}/api/v1/client/bench/state`, { headers: { 'x-api-key': this.ready.apiKey } });
+    if (res.status !== 200) throw new Error(`bench state: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { data: BenchState }).data;
+  }
+
+  /**
+   * Waits until the server is quiet, then audits every credit pool of the bench account and, for
+   * event routes, compares the events stored during the run with those acknowledged.
+   */
+  async check(s: Scenario, measured: Measured, eventsBefore: number): Promise<Check> {
+    let state = await this.state();
+    for (let i = 0; i < 40; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      const next = await this.state();
+      const quiet = next.events === state.events;
+      state = next;
+      if (quiet) break;
+    }
+    const findings = state.audit.discrepancies.map((d) => `${d.poolId}: ${d.problem}`);
+    const check: Check = { auditClean: findings.length === 0, poolsChecked: state.audit.poolsChecked, findings };
+    if (s.events) {
+      check.stored = state.events - eventsBefore;
+      check.acked = measured.acked;
+      check.cutOff = measured.cutOff;
+      check.eventsOk = check.stored === measured.acked;
+    }
+    for (const f of findings.slice(0, 5)) console.log(`  audit ${s.name}: ${f}`);
+    return check;
+  }
+}
+
+function describeCheck(check: Check | undefined): string {
+  if (!check) return '';
+  const audit = check.auditClean ? `audit clean (${check.poolsChecked} pools)` : `AUDIT: ${check.findings.length} findings`;
+  if (check.stored === undefined) return audit;
+  const retried = check.cutOff ? ` (${check.cutOff} cut off, retried)` : '';
+  return `${audit}, stored ${check.stored} ${check.eventsOk ? '=' : '≠'} acked ${check.acked}${retried}${check.eventsOk ? '' : ' MISMATCH'}`;
+}
+
+type Sent = { path: string; body?: string; headers: Record<string, string> };
+
+/**
+ * One autocannon run. A scenario with `events` counts the events each answer acknowledges, and
+ * keeps the requests still unanswered when the load generator stopped at the deadline (it hangs up
+ * on them, the server still processes them): the harness retries those afterwards.
+ */
+async function load(base: string, s: Scenario, seconds: number, connections: number, auth: Record<string, string>): Promise<Measured & { unanswered: Sent[] }> {
+  let acked = 0;
+  // One context object per request in flight (autocannon builds a fresh one per request).
+  const inFlight = new Set<{ sent?: Sent }>();
+  const fixedPath = typeof s.path === 'string' ? s.path : s.path();
+  const result = await autocannon({
+    url: base + fixedPath,
+    method: s.method,
+    connections,
+    duration: seconds,
+    headers: { ...auth, 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (req: any, context: { sent?: Sent }) => {
+          const built = {
+            ...req,
+            ...(typeof s.path === 'function' ? { path: s.path() } : {}),
+            ...(s.body ? { body: s.body() } : {}),
+            headers: { ...req.headers, ...(s.headers ? s.headers() : {}) },
+          };
+          if (s.events) {
+            context.sent = { path: built.path ?? fixedPath, body: built.body, headers: built.headers };
+            inFlight.add(context);
+          }
+          return built;
+        },
+        ...(s.events
+          ? {
+              onResponse: (status: number, body: string, context: { sent?: Sent }) => {
+                inFlight.delete(context);
+                acked += s.events!(status, body);
+              },
+            }
+          : {}),
+      },
+    ],
+  });
+  const answered = result.requests.total + result.errors;
+  return {
+    name: s.name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    acked,
+    cutOff: Math.max(0, result.requests.sent - answered),
+    unanswered: [...inFlight].flatMap((c) => (c.sent ? [c.sent] : [])),
+  };
+}
+
+/** Forks a bench process (TypeScript through tsx) and waits for its ready message. */
+export async function forkReady<T>(script: string, env: Record<string, string | undefined>, execArgv: string[] = []): Promise<{ child: ChildProcess; ready: T }> {
+  const child = fork(new URL(script, import.meta.url).pathname, [], { execArgv: ['--import', 'tsx', ...execArgv], env: { ...process.env, ...env } });
+  const ready = await new Promise<T>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as T));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { child, ready };
+}
+
+/** Asks a bench process to stop and waits for it to exit. */
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.send('stop');
+  await exited;
+}

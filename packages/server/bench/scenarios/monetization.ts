@@ -1,0 +1,87 @@
+/**
+ * The metering hot paths against the Tally baselines (tenant-key auth + one pk SELECT / one INSERT)
+ * and the raw baselines (plain Fastify + driver), with the targets of issue 16:
+ *   PostgreSQL: entitlement check >= 0.5x raw pk SELECT with p99 <= 3x its p99; plain ingestion
+ *   >= 0.5x raw INSERT; credit ingestion over 50 customers >= 0.6x plain ingestion; one hot
+ *   customer drawing credits >= 1,000 events/s, no errors, p99 <= 5x raw INSERT p99.
+ *   PGlite: entitlement check >= 2,000 req/s; plain ingestion >= 1,000 events/s with p99 < 100 ms.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Harness, Measured, Suite, Target } from '../harness.js';
+
+/** A single event is acknowledged by a 2xx answer, or by 409 conflict (already stored) on a retry. */
+const oneEvent = (status: number) => (status < 300 || status === 409 ? 1 : 0);
+
+export const monetization: Suite = {
+  name: 'monetization',
+  modes: ['postgres', 'embedded'],
+  async run(h) {
+    const { featureKey, creditFeatureKey, customers } = h.ready as unknown as { featureKey: string; creditFeatureKey: string; customers: number };
+    const rawPk = await h.raw('select');
+    const rawInsert = await h.raw('insert');
+    const pk = await h.measure({ name: 'pk-select', method: 'GET', path: '/api/v1/client/bench/pk' });
+    const insert = await h.measure({ name: 'insert', method: 'POST', path: '/api/v1/client/bench/insert', body: () => '{}' });
+    const health = await h.measure({ name: 'healthz', method: 'GET', path: '/healthz' });
+    const idem = await h.measure({ name: 'idempotent-insert', method: 'POST', path: '/api/v1/client/bench/insert', body: () => '{}', headers: () => ({ 'idempotency-key': randomUUID() }) });
+    let n = 0;
+    const nextCustomer = () => `bench-${n++ % customers}`;
+    const check = await h.measure({ name: 'entitlement-get', method: 'GET', path: () => `/api/v1/client/entitlements/${nextCustomer()}/${featureKey}` });
+    const checkNoRecord = await h.measure({ name: 'entitlement-get-norec', method: 'GET', path: () => `/api/v1/client/entitlements/${nextCustomer()}/${featureKey}?record=false` });
+    const evaluate = await h.measure({
+      name: 'entitlement-evaluate',
+      method: 'POST',
+      path: '/api/v1/client/entitlements',
+      body: () => JSON.stringify({ customerReferenceId: nextCustomer(), featureKey, usage: { usageUnits: 3, model: 'gpt' } }),
+    });
+    const event = (customer: () => string, feature: string, cost: boolean) => () =>
+      JSON.stringify({ eventName: 'msg', eventIdempotencyKey: randomUUID(), customerReferenceId: customer(), featureKey: feature, usageUnits: 2, ...(cost ? { costInput: { model: 'gpt' } } : {}) });
+    const ingest = await h.measure({ name: 'ingest-spread', method: 'POST', path: '/api/v1/client/events', body: event(nextCustomer, featureKey, true), events: oneEvent });
+    const ingestHot = await h.measure({ name: 'ingest-hot-customer', method: 'POST', path: '/api/v1/client/events', body: event(() => 'bench-0', featureKey, false), events: oneEvent });
+    const creditSpread = await h.measure({
+      name: 'credit-ingest-spread',
+      method: 'POST',
+      path: '/api/v1/client/events',
+      body: event(() => `bench-credit-${n++ % customers}`, creditFeatureKey, true),
+      events: oneEvent,
+    });
+    const creditHot = await h.measure({ name: 'credit-ingest-hot', method: 'POST', path: '/api/v1/client/events', body: event(() => 'bench-credit-0', creditFeatureKey, true), events: oneEvent });
+
+    const t = targets(h, { rawPk, rawInsert, ingest });
+    h.print(`monetization: ${h.databaseLabel}, ${h.connections} connections, ${h.seconds}s each; x raw = throughput / raw, p99 x raw = p99 / raw p99`, [
+      { r: rawPk },
+      { r: rawInsert },
+      { r: pk, raw: rawPk },
+      { r: insert, raw: rawInsert },
+      { r: health, baseline: pk, raw: rawPk },
+      { r: idem, baseline: insert, raw: rawInsert, target: { text: 'informational: cost of Idempotency-Key', met: true } },
+      { r: check, baseline: pk, raw: rawPk, target: t.check(check) },
+      { r: checkNoRecord, baseline: pk, raw: rawPk, target: { text: 'informational: without the audit event', met: true } },
+      { r: evaluate, baseline: pk, raw: rawPk, target: t.check(evaluate) },
+      { r: ingest, baseline: insert, raw: rawInsert, target: t.ingest(ingest) },
+      { r: ingestHot, baseline: insert, raw: rawInsert, target: { text: 'informational: one customer, one counter row', met: true } },
+      { r: creditSpread, baseline: ingest, raw: rawInsert, target: t.creditSpread(creditSpread) },
+      { r: creditHot, baseline: ingestHot, raw: rawInsert, target: t.creditHot(creditHot) },
+    ]);
+  },
+};
+
+function targets(h: Harness, base: { rawPk: Measured; rawInsert: Measured; ingest: Measured }) {
+  const { rawPk, rawInsert, ingest } = base;
+  const clean = (r: Measured) => r.errors === 0;
+  if (h.mode === 'embedded') {
+    return {
+      check: (r: Measured): Target => h.target(r.name, '>= 2000 req/s, no errors', r.rps >= 2000 && clean(r)),
+      ingest: (r: Measured): Target => h.target(r.name, '>= 1000 events/s, p99 < 100 ms, no errors', r.rps >= 1000 && r.p99 < 100 && clean(r)),
+      creditSpread: (): Target => ({ text: 'informational', met: true }),
+      creditHot: (): Target => ({ text: 'informational: one hot credit pool', met: true }),
+    };
+  }
+  return {
+    check: (r: Measured): Target =>
+      h.target(r.name, '>= 0.5x raw pk-select, p99 <= 3x its p99', r.rps >= 0.5 * rawPk.rps && r.p99 <= 3 * rawPk.p99 && clean(r)),
+    ingest: (r: Measured): Target => h.target(r.name, '>= 0.5x raw insert', r.rps >= 0.5 * rawInsert.rps && clean(r)),
+    creditSpread: (r: Measured): Target => h.target(r.name, '>= 0.6x ingest-spread', r.rps >= 0.6 * ingest.rps && clean(r)),
+    creditHot: (r: Measured): Target =>
+      h.target(r.name, '>= 1000 events/s, no errors, p99 <= 5x raw insert p99', r.rps >= 1000 && clean(r) && r.p99 <= 5 * rawInsert.p99),
+  };
+}
