@@ -27,8 +27,9 @@ export type BucketDimension = 'workspace_id' | 'api_key_id' | 'actor';
 
 /**
  * CTEs `g` (usage groups of [from, to), optionally split by bucket `dimensions`), `r` (their rates)
- * and `p` (priced groups). `resolved` is false where the vendor name has no stored match yet (the
- * caller resolves and runs again).
+ * and `p` (priced groups, with the rates in force: `ri`, `ro`, `rcr`, `rcw5`, `rcw1`, USD per
+ * million). `resolved` is false where the vendor name has no stored match yet (the caller resolves
+ * and runs again).
  */
 export function pricedGroups(accountId: string, w: DayWindow, dimensions: readonly BucketDimension[] = []): RawBuilder<unknown> {
   const extra = sql.raw(dimensions.map((d) => `, ${d}`).join(''));
@@ -43,7 +44,7 @@ export function pricedGroups(accountId: string, w: DayWindow, dimensions: readon
     ),
     r as (${rates(accountId, sql`select distinct provider, model, day from g`)}),
     p as (
-      select g.*, r.resolved, r.price_model,
+      select g.*, r.resolved, r.price_model, r.ri, r.ro, r.rcr, r.rcw5, r.rcw1,
              ${pricedWhen(sql`g.u`, sql`g.cr`, sql`g.cw5`, sql`g.cw1`, sql`g.o`)} as priced,
              ((g.cr = 0 or r.rcr is not null) and (g.cw5 = 0 or r.rcw5 is not null) and (g.cw1 = 0 or r.rcw1 is not null)) as cache_known,
              (case when g.batch then 0.5 else 1 end)

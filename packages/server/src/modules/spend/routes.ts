@@ -8,6 +8,7 @@ import { invoiceRoutes } from './invoices-routes.js';
 import { outcomeSourceRoutes } from './outcome-sources-routes.js';
 import { outcomeClientRoutes, outcomeRoutes } from './outcomes-routes.js';
 import { priceRoutes } from './prices-routes.js';
+import { moreReportRoutes } from './reports-more-routes.js';
 import { reportRoutes } from './reports-routes.js';
 import { spendSettingsRoutes } from './settings-routes.js';
 import { unitRoutes } from './units-routes.js';
@@ -28,6 +29,7 @@ export function spendRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       allocationRoutes,
       budgetRoutes,
       outcomeSourceRoutes,
+      moreReportRoutes,
     ];
     for (const routes of plugins) await app.register(routes(ctx));
   };
