@@ -63,6 +63,7 @@ const EnvSchema = z.object({
   APP_SPEND_VENDOR_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300000).default(30000),
   APP_SPEND_VENDOR_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(4),
   APP_SPEND_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(10000),
+  APP_SPEND_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(5000),
   APP_RESEND_BASE_URL: httpOrigin('https://api.resend.com'),
   APP_RESEND_API_KEY: optionalString,
   APP_SPEND_ALERT_FROM: optionalString,
@@ -116,6 +117,8 @@ export type Config = Readonly<{
     vendorMaxRetries: number;
     /** One outbound delivery attempt (Slack, webhook, e-mail) gives up after this long. */
     deliveryTimeoutMs: number;
+    /** One LiteLLM budget push or read-back (gateway enforcement) gives up after this long; it runs inside an API request. */
+    gatewayTimeoutMs: number;
     alertFrom: string | undefined;
   };
   /** The e-mail provider (Resend) for spend alerts and digests. */
@@ -191,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       vendorTimeoutMs: e.APP_SPEND_VENDOR_TIMEOUT_MS,
       vendorMaxRetries: e.APP_SPEND_VENDOR_MAX_RETRIES,
       deliveryTimeoutMs: e.APP_SPEND_DELIVERY_TIMEOUT_MS,
+      gatewayTimeoutMs: e.APP_SPEND_GATEWAY_TIMEOUT_MS,
       alertFrom: e.APP_SPEND_ALERT_FROM,
     },
     resend: { baseUrl: e.APP_RESEND_BASE_URL, apiKey: e.APP_RESEND_API_KEY },

@@ -42,9 +42,9 @@ const BudgetSchema = z
     bumpMonthlyCents: nullableCents,
     bumpExpiresAt: z.date().nullable(),
     bumpReason: z.string().nullable(),
-    enforcementTarget: z.string().nullable(),
-    enforcedAt: z.date().nullable(),
-    enforcementError: z.string().nullable(),
+    enforcementTarget: z.string().nullable().describe('Where the monthly ceiling is enforced, e.g. litellm:team:backend (the first of the unit\'s LiteLLM rules); null when nothing is'),
+    enforcedAt: z.date().nullable().describe('When the ceiling was last pushed successfully'),
+    enforcementError: z.string().nullable().describe("The proxy's message when the last push failed"),
   })
   .meta({ id: 'SpendBudget' });
 
@@ -55,9 +55,9 @@ export function budgetRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     const response = { 200: envelopeSchema(BudgetSchema) };
     app.get(base, { schema: { tags, operationId: 'getSpendBudget', summary: "The unit's budget with today's and this month's spend", params: IdParams, response } },
       async (request) => ok(await budgets.getBudget(ctx, accountIdOf(request), request.params.id)));
-    app.put(base, { schema: { tags, operationId: 'putSpendBudget', summary: "Set the unit's budget (a full replace; at least one ceiling)", params: IdParams, body: BudgetRequestSchema, response } },
+    app.put(base, { schema: { tags, operationId: 'putSpendBudget', summary: "Set the unit's budget (a full replace; at least one ceiling), then push it to the LiteLLM gateway", params: IdParams, body: BudgetRequestSchema, response } },
       async (request) => ok(await budgets.putBudget(ctx, accountIdOf(request), request.params.id, request.body)));
-    app.delete(base, { schema: { tags, operationId: 'deleteSpendBudget', summary: "Delete the unit's budget", params: IdParams, response: { 200: emptyEnvelopeSchema } } },
+    app.delete(base, { schema: { tags, operationId: 'deleteSpendBudget', summary: "Push max_budget null to the LiteLLM gateway, then delete the unit's budget (502 vendor_error, budget kept, when the proxy refuses)", params: IdParams, response: { 200: emptyEnvelopeSchema } } },
       async (request) => {
         await budgets.deleteBudget(ctx, accountIdOf(request), request.params.id);
         return okEmpty();

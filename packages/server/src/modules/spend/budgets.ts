@@ -1,17 +1,18 @@
-import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.js';
 import { withTransaction } from '../../platform/db/transaction.js';
-import { invalidField, notFound } from '../../platform/errors/app-error.js';
+import { AppError, invalidField, notFound } from '../../platform/errors/app-error.js';
 import { dec, type Decimal } from '../../platform/money.js';
 import { allocate } from './allocation.js';
 import { budgetValues, budgetWindows, checkBump, effectiveMonthlyCents, MAX_BUMP_REASON, type Bump, type BudgetRequest } from './budgets-domain.js';
 import * as repo from './budgets-repo.js';
+import { enforceUnitBudget, gatewaySpentCents, releaseUnitBudget } from './gateway.js';
 import { dayOf } from './reports-window.js';
 import * as units from './units-repo.js';
 
 /**
  * Unit budgets and bumps (contract §7.5). Writes run in one transaction holding the budget row
- * lock; spent figures are the unit's allocation `spendCents` for the UTC day and month.
+ * lock; spent figures are the unit's allocation `spendCents` for the UTC day and month. Every write
+ * is pushed to the LiteLLM gateway after it commits (gateway.ts); the answer shows the outcome.
  */
 export type BudgetView = ReturnType<typeof toView>;
 
@@ -48,11 +49,20 @@ export async function putBudget(ctx: AppContext, accountId: string, unitId: stri
     };
     return repo.upsertBudget(tx, { account_id: accountId, spend_unit_id: unitId, ...fields, created_at: now }, fields);
   });
-  return view(ctx, accountId, row);
+  return enforcedView(ctx, accountId, row);
 }
 
+/**
+ * Pushes `max_budget: null` to the gateway first (contract §7.5), then deletes. A refused push keeps
+ * the budget (with the proxy's message as its enforcementError) and answers 502 vendor_error: the
+ * proxy may still hold the ceiling. Removing the unit's LiteLLM rule or the connection lets it go.
+ */
 export async function deleteBudget(ctx: AppContext, accountId: string, unitId: string): Promise<void> {
   await unitOrThrow(ctx, accountId, unitId);
+  const row = await repo.findBudget(ctx.db, accountId, unitId);
+  if (!row) throw noBudget(unitId);
+  const refusal = await releaseUnitBudget(ctx, accountId, unitId, row);
+  if (refusal !== null) throw new AppError('vendor_error', `The budget was kept: LiteLLM refused to lift its ceiling (${refusal})`);
   if (!(await repo.deleteBudget(ctx.db, accountId, unitId))) throw noBudget(unitId);
 }
 
@@ -67,7 +77,7 @@ export async function bumpBudget(ctx: AppContext, accountId: string, unitId: str
     checkBump(current.monthly_cents === null ? null : dec(current.monthly_cents), bump, now);
     return repo.updateBudget(tx, accountId, unitId, { bump_monthly_cents: bump.monthlyCents.toFixed(), bump_expires_at: bump.expiresAt, bump_reason: reason, modified_at: now });
   });
-  return view(ctx, accountId, row);
+  return enforcedView(ctx, accountId, row);
 }
 
 /** "End now": drops the bump (a budget without one answers as it is). */
@@ -77,7 +87,7 @@ export async function endBump(ctx: AppContext, accountId: string, unitId: string
     if (!(await repo.lockBudget(tx, accountId, unitId))) throw noBudget(unitId);
     return repo.updateBudget(tx, accountId, unitId, { bump_monthly_cents: null, bump_expires_at: null, bump_reason: null, modified_at: ctx.clock.now() });
   });
-  return view(ctx, accountId, row);
+  return enforcedView(ctx, accountId, row);
 }
 
 /** The unit's spend (allocation spendCents) for the UTC day and month holding `now`. */
@@ -91,26 +101,15 @@ export async function unitSpend(ctx: AppContext, accountId: string, unitId: stri
   return { day: spendOf(day), month: spendOf(month) };
 }
 
-/**
- * What the gateway (LiteLLM) counts this month for the unit's LiteLLM rules: the proxy's own
- * per-row spend from the synced spend logs. null when the unit has no LiteLLM rule.
- */
-async function gatewaySpentCents(ctx: AppContext, accountId: string, unitId: string, now: Date): Promise<Decimal | null> {
-  const w = budgetWindows(now);
-  const { rows } = await sql<{ rules: string; cents: string | null }>`
-    select (select count(*) from spend_rules where account_id = ${accountId} and spend_unit_id = ${unitId} and provider = 'LITELLM') as rules,
-           (select sum(b.vendor_cost_cents) from spend_usage_buckets b
-             where b.account_id = ${accountId} and b.provider = 'LITELLM' and b.day >= ${dayOf(w.monthStart)}::date and b.day < ${dayOf(w.monthlyResetsAt)}::date
-               and exists (select 1 from spend_rules r where r.account_id = ${accountId} and r.spend_unit_id = ${unitId} and r.provider = 'LITELLM'
-                   and ((r.match_kind = 'WORKSPACE_ID' and r.match_value = b.workspace_id) or (r.match_kind = 'API_KEY_ID' and r.match_value = b.api_key_id)
-                     or (r.match_kind = 'ACTOR' and r.match_value = b.actor)))) as cents`.execute(ctx.db);
-  const row = rows[0]!;
-  return Number(row.rules) === 0 ? null : dec(row.cents ?? 0);
+/** After a committed write: the push to the gateway, then the budget as it now stands. */
+async function enforcedView(ctx: AppContext, accountId: string, written: repo.BudgetRow) {
+  await enforceUnitBudget(ctx, accountId, written.spend_unit_id);
+  return view(ctx, accountId, (await repo.findBudget(ctx.db, accountId, written.spend_unit_id)) ?? written);
 }
 
 async function view(ctx: AppContext, accountId: string, row: repo.BudgetRow) {
   const now = ctx.clock.now();
-  const [spent, gateway] = await Promise.all([unitSpend(ctx, accountId, row.spend_unit_id, now), gatewaySpentCents(ctx, accountId, row.spend_unit_id, now)]);
+  const [spent, gateway] = await Promise.all([unitSpend(ctx, accountId, row.spend_unit_id, now), gatewaySpentCents(ctx, accountId, row, now)]);
   return toView(row, spent, gateway, now);
 }
 

@@ -13,7 +13,7 @@ import {
 import * as repo from './connections-repo.js';
 import type { ConnectionRow } from './connections-repo.js';
 import { assertOutboundUrl, guardedDispatcher, outboundPolicyOf } from './outbound-guard.js';
-import { vendorClient, VendorError, type VendorClient } from './vendors/index.js';
+import { vendorClient, VendorError, type VendorClient, type VendorClientOptions } from './vendors/index.js';
 
 /**
  * Vendor connections (contract §7.2). The admin key is sealed bound to its row and field; create,
@@ -135,19 +135,27 @@ export async function deleteConnection(ctx: AppContext, accountId: string, id: s
 
 /** The vendor client for a connection: its key opened, LiteLLM's proxy reached only through the guard. */
 export function clientFor(ctx: AppContext, row: ConnectionRow): VendorClient {
+  return vendorClient(row.provider, vendorOptionsFor(ctx, row));
+}
+
+/**
+ * What a client of this connection needs: its origin, its key opened, the vendor call limits
+ * (`limits` overrides them, e.g. the gateway push's shorter timeout) and, for LiteLLM, the guard.
+ */
+export function vendorOptionsFor(ctx: AppContext, row: ConnectionRow, limits?: { timeoutMs: number; maxRetries: number }): VendorClientOptions {
   if (!row.admin_key_sealed) throw notFound(`Connection ${row.id} not found`);
   const spend = ctx.config.spend;
   const baseUrl = { ANTHROPIC: spend.anthropicBaseUrl, OPENAI: spend.openaiBaseUrl, CURSOR: spend.cursorBaseUrl, COPILOT: spend.githubBaseUrl, LITELLM: row.scope ?? '' }[row.provider];
-  return vendorClient(row.provider, {
+  return {
     baseUrl,
     adminKey: ctx.secrets.open(row.admin_key_sealed, sealContext(row.account_id, row.id)),
     scope: row.scope,
-    timeoutMs: spend.vendorTimeoutMs,
-    maxRetries: spend.vendorMaxRetries,
+    timeoutMs: limits?.timeoutMs ?? spend.vendorTimeoutMs,
+    maxRetries: limits?.maxRetries ?? spend.vendorMaxRetries,
     // The vendor origins are the operator's configuration; LiteLLM's is the tenant's URL, checked
     // again on every connection (DNS rebinding).
     ...(row.provider === 'LITELLM' ? { dispatcher: guardDispatcherOf(ctx) } : {}),
-  });
+  };
 }
 
 const dispatchers = new WeakMap<AppContext, ReturnType<typeof guardedDispatcher>>();

@@ -1,4 +1,4 @@
-import { parseJson } from '../../../platform/http/json.js';
+import { parseJson, stringifyJson } from '../../../platform/http/json.js';
 import { dec, isDecimal, type Decimal } from '../../../platform/money.js';
 import { VendorError, type VendorClientOptions } from './types.js';
 
@@ -15,7 +15,7 @@ export type VendorRequest = {
   /** Repeated keys for arrays; the caller spells bracketed names itself (`group_by[]`). */
   query?: Record<string, string | number | boolean | readonly string[] | undefined | null>;
   headers?: Record<string, string>;
-  /** Sent as JSON. */
+  /** Sent as JSON; a Decimal is written as its exact number lexeme. */
   json?: unknown;
 };
 
@@ -65,7 +65,7 @@ export function vendorHttp(
         response = await fetch(url, {
           method: req.method ?? 'GET',
           headers,
-          ...(req.json === undefined ? {} : { body: JSON.stringify(req.json) }),
+          ...(req.json === undefined ? {} : { body: stringifyJson(req.json) }),
           signal: AbortSignal.timeout(options.timeoutMs),
           ...(options.dispatcher ? ({ dispatcher: options.dispatcher } as object) : {}),
         });
