@@ -42,9 +42,9 @@ const identityQuote = (units: Decimal): CreditQuote => ({
 });
 
 /** What linked pools could supply now: ACTIVE pools' balances, each capped by its link's headroom. */
-type LinkedPool = { credit_pool_id: string; status: repo.PoolRow['status']; hard_limit: boolean; balance: string; draw_limit: string | null; total_drawn: string };
+export type LinkedPool = { credit_pool_id: string; status: repo.PoolRow['status']; hard_limit: boolean; balance: string; draw_limit: string | null; total_drawn: string };
 
-function sourcesOf(links: LinkedPool[], available: (poolId: string, balance: Decimal) => Decimal): DrawSource[] {
+export function sourcesOf(links: LinkedPool[], available: (poolId: string, balance: Decimal) => Decimal): DrawSource[] {
   return links
     .filter((l) => l.status === 'ACTIVE' || l.status === 'DEPLETED')
     .map((l) => ({

@@ -13,6 +13,7 @@ export {
   type CreditReceipt,
   type ResolvedWeight,
 } from './draw.js';
+export { openCreditDraws, type BatchDrawInput, type CreditDrawer, type CreditDrawTarget } from './draw-batch.js';
 export { jobs, registerHooks } from './hooks.js';
 export { getCustomerPool, grantPurchasedCredits, type PurchasablePool, type PurchaseGrantInput } from './purchases.js';
 export { listPools } from './repo.js';

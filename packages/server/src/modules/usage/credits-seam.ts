@@ -3,4 +3,4 @@
  * credit model is not credit-backed: quotes use the identity weight and no price, and ingestion
  * draws nothing.
  */
-export { drawCredits, quoteCredits, type CreditDrawInput, type CreditQuote, type CreditQuoteInput, type CreditReceipt } from '../credits/index.js';
+export { drawCredits, openCreditDraws, quoteCredits, type CreditDrawer, type CreditDrawInput, type CreditQuote, type CreditQuoteInput, type CreditReceipt } from '../credits/index.js';

@@ -10,8 +10,9 @@ import type { Decimal } from '../../platform/money.js';
 import { ensureFeatureForEvent } from '../catalog/index.js';
 import { customerReferenceRequired, ensureCustomerForEvent, getCustomerById } from '../customers/index.js';
 import { resolveWeight, type ResolvedWeight } from '../credits/index.js';
-import { drawCredits, type CreditReceipt } from './credits-seam.js';
+import { drawCredits } from './credits-seam.js';
 import { afterDraw, clampOccurredAt, counterKeyOf, isCreditBacked, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
+import { duplicate, receiptOf } from './receipts.js';
 import { usageRecorded, usageRecordedWanted } from './recorded.js';
 import * as repo from './repo.js';
 import type { EventRequest } from './schema.js';
@@ -66,8 +67,6 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
   }
 }
 
-const duplicate = (key: string) => new AppError('conflict', `Event with eventIdempotencyKey '${key}' was already ingested`);
-
 /**
  * Setup: the one read the plan needs beyond the check context (usage in the counter's period, in
  * accumulate mode with a cap), then the pure plan (event-plan.ts).
@@ -114,7 +113,7 @@ async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeig
 }
 
 /** usage_recorded for a counted event with units the credits did not cover. */
-async function emitRecorded(tx: Tx, plan: EventPlan, billableUnits: Decimal, featureKey: string) {
+export async function emitRecorded(tx: Tx, plan: EventPlan, billableUnits: Decimal, featureKey: string) {
   if (!plan.event.subscription_id || billableUnits.lte(0)) return;
   await usageRecorded.emit(tx, {
     accountId: plan.event.account_id,
@@ -145,28 +144,6 @@ async function drawCreditsUnlessStored(tx: Tx, plan: EventPlan, input: Parameter
     }
     throw err;
   }
-}
-
-function receiptOf(plan: EventPlan, limitExceeded: boolean, receipt: CreditReceipt | null) {
-  return {
-    status: (limitExceeded ? 200 : 201) as 200 | 201,
-    receipt: {
-      eventId: plan.event.id,
-      eventIdempotencyKey: plan.event.event_idempotency_key,
-      ...(limitExceeded
-        ? { usageLimitExceeded: true, message: `Usage limit of ${plan.pricing!.maxUsage!.toFixed()} exceeded. Event recorded but zeroed out.` }
-        : {}),
-      ...(receipt
-        ? {
-            creditsDeducted: receipt.creditsDeducted,
-            weightApplied: receipt.weightApplied,
-            weightId: receipt.weightId,
-            weightMatch: receipt.weightMatch,
-            remainingBalance: receipt.remainingBalance,
-          }
-        : {}),
-    },
-  };
 }
 
 async function callerReference(ctx: AppContext, principal: Principal, ref: string | undefined): Promise<string> {

@@ -10,12 +10,16 @@ import { RefParams } from '../customers/index.js';
 import { checkEntitlement, listEntitlementPage } from './entitlements.js';
 import { listEventPage } from './events.js';
 import { ingestEvent } from './ingest.js';
+import { ingestBatch } from './ingest-batch.js';
 import { getUsageReport } from './report.js';
 import {
+  BATCH_BODY_LIMIT_BYTES,
   EntitlementParams,
   EntitlementQuery,
   EntitlementResultSchema,
   EvaluateRequestSchema,
+  EventBatchRequestSchema,
+  EventBatchResultSchema,
   EventListQuery,
   EventReceiptSchema,
   EventRequestSchema,
@@ -72,6 +76,24 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       const { status, receipt } = await ingestEvent(ctx, principalOf(request), request.body, request.headers['x-idempotency-key']);
       return reply.code(status).send(ok(receipt));
     });
+
+    app.post('/api/v1/client/events/batch', {
+      config: { customerKey: 'read' },
+      bodyLimit: BATCH_BODY_LIMIT_BYTES,
+      schema: {
+        tags,
+        operationId: 'ingestEventBatch',
+        summary: 'Ingest up to 1,000 usage events, each applied as if sent alone, with per-event results',
+        description:
+          'Each event is validated and applied exactly as POST /events would apply it alone, in input order, in one transaction: its eventIdempotencyKey (a key already stored, ' +
+          'by an earlier request or an earlier event of this batch, is `duplicate`), max_usage (over it: stored zeroed, `usageLimitExceeded`), and its credit draw (a hard-limit pool refuses exactly ' +
+          'the events it can no longer cover: `refused`, nothing written for them). 200 with one result per event in input order, whatever their outcomes. ' +
+          'Safe to retry after a timeout when every event carries an eventIdempotencyKey: stored events come back `duplicate` and nothing is stored or drawn twice. ' +
+          'With a customer key every event is the key\'s own customer (customerReferenceId ignored); with a tenant key each event needs customerReferenceId. Empty or more than 1,000 events: 400.',
+        body: EventBatchRequestSchema,
+        response: { 200: envelopeSchema(EventBatchResultSchema) },
+      },
+    }, async (request) => ok(await ingestBatch(ctx, principalOf(request), request.body)));
 
     app.get('/api/v1/client/customers/:ref/usage', {
       config: { customerKey: 'read' },

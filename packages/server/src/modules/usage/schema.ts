@@ -53,6 +53,40 @@ export const EventReceiptSchema = z.object({
   remainingBalance: decimalOutput.optional(),
 });
 
+/** Most events in one batch (POST /events/batch); more is 400. */
+export const MAX_BATCH_EVENTS = 1000;
+/** Largest batch body: 4 MiB, about 4 KB per event at the maximum count (the app-wide limit is 1 MiB). */
+export const BATCH_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+
+export const EventBatchRequestSchema = z
+  .object({
+    events: z
+      .array(EventRequestSchema)
+      .min(1)
+      .max(MAX_BATCH_EVENTS)
+      .describe('1 … 1,000 events, each exactly as POST /events takes it; applied in this order. A malformed event makes the whole batch 400 (naming events[i].field) and nothing is applied.'),
+  });
+export type EventBatchRequest = z.output<typeof EventBatchRequestSchema>;
+
+export const EventBatchResultSchema = z
+  .object({
+    results: z.array(
+      z.object({
+        index: z.number().int().describe('Position of the event in the request'),
+        status: z.enum(['stored', 'duplicate', 'refused']).describe('stored: written (201 alone, or 200 zeroed with usageLimitExceeded); duplicate: its eventIdempotencyKey was already stored, by an earlier request or an earlier event of this batch (409 conflict alone); refused: a hard-limit credit pool could not cover it, nothing written (409 insufficient_credits alone)'),
+        eventId: z.uuid().optional().describe('The stored event (for a duplicate: the event stored first under the key)'),
+        eventIdempotencyKey: z.string(),
+        usageLimitExceeded: z.boolean().optional(),
+        creditsDeducted: decimalOutput.optional(),
+        weightApplied: decimalOutput.optional(),
+        remainingBalance: decimalOutput.optional(),
+        error: z.object({ code: z.enum(['conflict', 'insufficient_credits']).describe('Stable code, as the single-event route answers it'), message: z.string() }).optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'EventBatchResult' });
+export type EventBatchResult = z.output<typeof EventBatchResultSchema>;
+
 export const EvaluateRequestSchema = z.object({
   customerReferenceId: z.string().min(1).max(128).optional().describe("Required with a tenant key (400 without it). With a customer key it may be omitted (the key's own customer); another customer's reference is 403."),
   featureKey: z.string().min(1).max(128),

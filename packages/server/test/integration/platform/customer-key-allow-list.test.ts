@@ -34,6 +34,7 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/v1/client/entitlements/:ref/:featureKey': 'read',
   'POST /api/v1/client/entitlements': 'read',
   'POST /api/v1/client/events': 'read',
+  'POST /api/v1/client/events/batch': 'read',
   'GET /api/v1/client/credits/prices': 'read',
   'GET /api/v1/client/credits/:ref/pools': 'read',
   'GET /api/v1/client/credits/:ref/pools/:poolId': 'read',

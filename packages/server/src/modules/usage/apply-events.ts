@@ -1,0 +1,191 @@
+import type { AppContext } from '../../platform/context.js';
+import type { Executor, Tx } from '../../platform/db/database.js';
+import { withTransaction } from '../../platform/db/transaction.js';
+import type { AppError } from '../../platform/errors/app-error.js';
+import { toJsonb } from '../../platform/db/jsonb.js';
+import { newId } from '../../platform/ids.js';
+import { dec, type Decimal } from '../../platform/money.js';
+import { ensureFeatureForEvent } from '../catalog/index.js';
+import { ensureCustomerForEvent } from '../customers/index.js';
+import { resolveWeight, type ResolvedWeight } from '../credits/index.js';
+import * as batchRepo from './batch-repo.js';
+import { openCreditDraws, type CreditDrawer } from './credits-seam.js';
+import { afterDraw, counterKeyOf, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
+import { emitRecorded, usedInPeriod } from './ingest.js';
+import { depleted, duplicate, receiptOf } from './receipts.js';
+import { usageRecorded, usageRecordedWanted } from './recorded.js';
+import * as repo from './repo.js';
+import type { EventRequest } from './schema.js';
+
+/**
+ * The many-event primitive behind batch ingestion and hot-pool grouping: N events of one account
+ * in one transaction, each decided exactly as if it had been sent alone, one after another in the
+ * given order — its idempotency key (unique per account; a key stored earlier, by another request
+ * or by an earlier event of this list, is a duplicate), its counter's max_usage, its credit draw
+ * (a hard-limit pool refuses exactly the events that no longer fit; FIFO; one ledger row per pool
+ * drawn) and its receipt. A refused or duplicate event writes nothing and does not abort the others.
+ *
+ * Setup (lock-free reads: contexts, period usage, weights, once per distinct value) → in one
+ * transaction: lock the counters (in key order), then the pools (in id order), read which keys are
+ * stored, decide every event in memory, then write with a few statements (events, counters,
+ * ledger). Every writer takes counters before pools and each in one global order, so batches,
+ * grouped requests and lone events never wait on each other in a cycle.
+ */
+export type EventItem = {
+  input: EventRequest;
+  /** The customer reference (a customer key's own, already resolved). */
+  ref: string;
+  /** The event's idempotency key (header, body or generated). */
+  key: string;
+  /** The check context, when the caller loaded it already. */
+  context?: repo.CheckContext;
+};
+
+export type Receipt = ReturnType<typeof receiptOf>['receipt'];
+export type EventOutcome =
+  | { status: 'stored'; httpStatus: 200 | 201; receipt: Receipt }
+  | { status: 'duplicate'; eventId: string; key: string; error: AppError }
+  | { status: 'refused'; key: string; error: AppError };
+
+/** Rounds when other writers store some of our keys between our look-up and our insert (each round sees more of them). */
+const MAX_ROUNDS = 5;
+
+export async function applyEvents(ctx: AppContext, accountId: string, items: EventItem[]): Promise<EventOutcome[]> {
+  if (items.length === 0) return [];
+  const now = ctx.clock.now();
+  const contexts = await loadContexts(ctx.db, accountId, items, [...new Set(items.map((i) => contextId(i.ref, i.input.featureKey)))]);
+  const recorded = usageRecorded.subscribers().length > 0 && (await usageRecordedWanted.call(ctx.db, accountId));
+  const complete = [...contexts.values()].every((c) => c?.feature_id);
+  const prepared = complete ? await prepare(ctx.db, accountId, items, contexts as Map<string, repo.CheckContext>, now) : null;
+  // One transaction (an Idempotency-Key journal records it as one), unknown customers and features created first.
+  return withTransaction(ctx.db, async (tx) => {
+    if (prepared) return applyInTransaction(tx, accountId, items, prepared, recorded, now);
+    const missing = [...contexts.entries()].filter(([, c]) => !c?.feature_id).map(([id]) => id);
+    const pairs = missing.map((id) => items.find((i) => contextId(i.ref, i.input.featureKey) === id)!);
+    for (const ref of [...new Set(pairs.map((p) => p.ref))].sort()) await ensureCustomerForEvent(tx, accountId, ref, now);
+    for (const key of [...new Set(pairs.map((p) => p.input.featureKey))].sort()) await ensureFeatureForEvent(tx, accountId, key, now);
+    for (const [id, c] of await loadContexts(tx, accountId, items, missing)) contexts.set(id, c);
+    return applyInTransaction(tx, accountId, items, await prepare(tx, accountId, items, contexts as Map<string, repo.CheckContext>, now), recorded, now);
+  });
+}
+
+const contextId = (ref: string, featureKey: string) => `${ref}\u0000${featureKey}`;
+
+/** The check context of each listed (customer, feature) pair, from the item that carries it or one read per pair. */
+async function loadContexts(db: Executor, accountId: string, items: EventItem[], ids: string[]) {
+  const contexts = new Map<string, repo.CheckContext | undefined>();
+  for (const item of items) if (item.context?.feature_id) contexts.set(contextId(item.ref, item.input.featureKey), item.context);
+  const pairs = ids.filter((id) => !contexts.has(id)).map((id) => items.find((i) => contextId(i.ref, i.input.featureKey) === id)!);
+  await Promise.all(pairs.map(async (p) => contexts.set(contextId(p.ref, p.input.featureKey), await repo.loadCheckContext(db, accountId, p.ref, p.input.featureKey))));
+  return contexts;
+}
+
+type Prepared = { plans: EventPlan[]; weights: Map<string, ResolvedWeight> };
+
+/** The plans (with the period usage accumulate mode needs, read once per context) and the weights, resolved once per distinct (feature, model, instant). */
+async function prepare(db: Executor, accountId: string, items: EventItem[], contexts: Map<string, repo.CheckContext>, now: Date): Promise<Prepared> {
+  const periodUsage = new Map<repo.CheckContext, Promise<string | null>>();
+  const usageOf = (c: repo.CheckContext) => {
+    if (!needsPeriodUsage(c)) return null;
+    if (!periodUsage.has(c)) periodUsage.set(c, usedInPeriod(db, c, counterKeyOf(accountId, c, now)!));
+    return periodUsage.get(c)!;
+  };
+  const plans = await Promise.all(
+    items.map(async (item) => {
+      const c = contexts.get(contextId(item.ref, item.input.featureKey))!;
+      return planEvent({ accountId, context: c, input: item.input, key: item.key, eventId: newId(), now, usedInCounterPeriod: await usageOf(c) });
+    }),
+  );
+  const wanted = new Map<string, { featureId: string; model: string | null; at: Date }>();
+  for (const p of plans) if (p.creditBacked) wanted.set(weightId(p), { featureId: p.event.feature_id, model: p.event.model, at: p.clampedOccurredAt });
+  const weights = new Map(await Promise.all([...wanted.entries()].map(async ([id, w]) => [id, await resolveWeight(db, accountId, w.featureId, w.model, w.at)] as const)));
+  return { plans, weights };
+}
+
+const weightId = (p: EventPlan) => `${p.event.feature_id}|${p.event.model ?? ''}|${p.clampedOccurredAt.getTime()}`;
+
+/**
+ * Locks counters then pools (held to commit), decides every event, then writes. If another
+ * transaction stored one of the keys after the look-up (our insert waited for it to commit and
+ * skipped the key), the events this round inserted are deleted again (no one else has seen them)
+ * and the round is decided again from the locked state, the key now visible as stored.
+ */
+async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[], { plans, weights }: Prepared, recorded: boolean, now: Date): Promise<EventOutcome[]> {
+  const locked = await batchRepo.lockCounters(tx, accountId, plans.flatMap((p) => (p.counter ? [p.counter.key] : [])));
+  const targets = plans.filter((p) => p.creditBacked).map((p) => ({ subscriptionId: p.event.subscription_id!, denomination: p.denomination! }));
+  let drawer = await openCreditDraws(tx, accountId, targets, now);
+  for (let round = 1; ; round++) {
+    if (round > 1) drawer = await openCreditDraws(tx, accountId, targets, now);
+    const used = new Map([...locked.entries()].map(([id, u]) => [id, dec(u)]));
+    const stored = await batchRepo.findStoredKeys(tx, accountId, items.map((i) => i.key));
+    const rows: repo.NewEvent[] = [];
+    const deltas = new Map<string, { key: repo.CounterKey; used: Decimal; revenue: Decimal }>();
+    const billable: { plan: EventPlan; units: Decimal; featureKey: string }[] = [];
+    const outcomes = plans.map((plan, i): EventOutcome => {
+      const key = plan.event.event_idempotency_key;
+      const earlier = stored.get(key);
+      if (earlier) return { status: 'duplicate', eventId: earlier, key, error: duplicate(key) };
+      const decided = decide(plan, used, drawer, weights);
+      if (decided === 'refused') return { status: 'refused', key, error: depleted(plan.denomination) };
+      stored.set(key, plan.event.id);
+      rows.push(decided.row);
+      if (decided.counted && plan.counter) {
+        const id = batchRepo.counterId(plan.counter.key);
+        const d = deltas.get(id) ?? { key: plan.counter.key, used: dec(0), revenue: dec(0) };
+        deltas.set(id, { key: d.key, used: d.used.plus(plan.units), revenue: d.revenue.plus(dec(decided.row.revenue_amount)) });
+        billable.push({ plan, units: plan.units.minus(decided.receipt?.usageCovered ?? 0), featureKey: items[i]!.input.featureKey });
+      }
+      const { status, receipt } = receiptOf(plan, !decided.counted, decided.receipt);
+      return { status: 'stored', httpStatus: status, receipt };
+    });
+    const inserted = await batchRepo.insertEvents(tx, rows);
+    if (inserted.size < rows.length) {
+      if (round >= MAX_ROUNDS) throw new Error(`applyEvents: keys kept being stored concurrently after ${round} rounds`);
+      await batchRepo.deleteEvents(tx, accountId, rows.filter((r) => inserted.has(r.event_idempotency_key)).map((r) => r.id));
+      continue;
+    }
+    await batchRepo.addToCounters(tx, accountId, [...deltas.values()].map((d) => ({ key: d.key, used: d.used.toFixed(), revenue: d.revenue.toFixed() })));
+    await drawer.flush();
+    if (recorded) for (const b of billable) await emitRecorded(tx, b.plan, b.units, b.featureKey);
+    return outcomes;
+  }
+}
+
+/**
+ * One event against the state the events before it left: over max_usage it is stored zeroed
+ * (nothing drawn); a hard-limit pool that cannot cover it refuses it (nothing counted); otherwise it
+ * counts, draws, and only the usage the credits did not cover carries revenue.
+ */
+function decide(plan: EventPlan, used: Map<string, Decimal>, drawer: CreditDrawer, weights: Map<string, ResolvedWeight>) {
+  if (plan.counter?.cap) {
+    const id = batchRepo.counterId(plan.counter.key);
+    const { maxUsage, alreadyUsedElsewhere } = plan.counter.cap;
+    if (used.get(id)!.plus(plan.units).plus(dec(alreadyUsedElsewhere)).gt(dec(maxUsage))) {
+      return { counted: false, receipt: null, row: { ...plan.event, ...zeroedColumns(plan) } };
+    }
+  }
+  let row = plan.event;
+  let receipt = null;
+  if (plan.creditBacked) {
+    const drawn = drawer.draw({
+      accountId: plan.event.account_id,
+      customerId: plan.event.customer_id,
+      featureId: plan.event.feature_id,
+      denomination: plan.denomination,
+      weight: weights.get(weightId(plan))!,
+      units: plan.units,
+      model: plan.event.model,
+      now: plan.now,
+      subscriptionId: plan.event.subscription_id,
+      eventId: plan.event.id,
+      occurredAt: plan.clampedOccurredAt,
+      ingestedAt: plan.now,
+    });
+    if (drawn === 'refused') return 'refused' as const;
+    receipt = drawn;
+    const { revenue, context } = afterDraw(plan, drawn);
+    row = { ...row, revenue_amount: revenue.toFixed(), context: toJsonb(context) };
+  }
+  if (plan.counter) used.set(batchRepo.counterId(plan.counter.key), used.get(batchRepo.counterId(plan.counter.key))!.plus(plan.units));
+  return { counted: true, receipt, row };
+}

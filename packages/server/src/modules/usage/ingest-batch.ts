@@ -1,0 +1,38 @@
+import type { AppContext } from '../../platform/context.js';
+import { invalidField } from '../../platform/errors/app-error.js';
+import type { Principal } from '../../platform/http/principal.js';
+import { newId } from '../../platform/ids.js';
+import { getCustomerById } from '../customers/index.js';
+import { applyEvents, type EventItem } from './apply-events.js';
+import type { EventBatchRequest, EventBatchResult } from './schema.js';
+
+/**
+ * POST /events/batch: every event applied as if sent alone, in order, in one transaction
+ * (apply-events.ts), answered per event. A customer key's own customer is used for every event
+ * (as on POST /events). Retrying the whole batch is safe for events that carry an
+ * eventIdempotencyKey: the stored ones come back `duplicate`, nothing is drawn twice.
+ */
+export async function ingestBatch(ctx: AppContext, principal: Principal, body: EventBatchRequest): Promise<EventBatchResult> {
+  const own = principal.kind === 'customer' ? (await getCustomerById(ctx.db, principal.accountId, principal.customerId)).customer_reference_id : null;
+  const items: EventItem[] = body.events.map((input, i) => {
+    const ref = own ?? input.customerReferenceId;
+    if (!ref) throw invalidField(`events[${i}].customerReferenceId`, 'is required');
+    return { input, ref, key: input.eventIdempotencyKey ?? newId() };
+  });
+  const outcomes = await applyEvents(ctx, principal.accountId, items);
+  return {
+    results: outcomes.map((o, index) => {
+      if (o.status === 'duplicate') return { index, status: o.status, eventId: o.eventId, eventIdempotencyKey: o.key, error: { code: 'conflict' as const, message: o.error.message } };
+      if (o.status === 'refused') return { index, status: o.status, eventIdempotencyKey: o.key, error: { code: 'insufficient_credits' as const, message: o.error.message } };
+      const r = o.receipt;
+      return {
+        index,
+        status: o.status,
+        eventId: r.eventId,
+        eventIdempotencyKey: r.eventIdempotencyKey,
+        ...(r.usageLimitExceeded ? { usageLimitExceeded: true } : {}),
+        ...(r.creditsDeducted ? { creditsDeducted: r.creditsDeducted, weightApplied: r.weightApplied, remainingBalance: r.remainingBalance } : {}),
+      };
+    }),
+  };
+}
