@@ -68,6 +68,7 @@ const EnvSchema = z.object({
   APP_RESEND_API_KEY: optionalString,
   APP_SPEND_ALERT_FROM: optionalString,
   APP_JOBS_ENABLED: booleanFlag(true),
+  APP_CREDIT_RESERVATION_MAX_HOLD_SECONDS: z.coerce.number().int().min(1).max(86400).default(3600),
   APP_TRUST_PROXY: booleanFlag(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEV_SEED_USERNAME: z.string().min(1).default('admin'),
@@ -123,6 +124,8 @@ export type Config = Readonly<{
   };
   /** The e-mail provider (Resend) for spend alerts and digests. */
   resend: { baseUrl: string; apiKey: string | undefined };
+  /** Credit reservations: the longest a hold may last before the expiry job releases it (ADR 0012). */
+  credits: { reservationMaxHoldSeconds: number };
   jobsEnabled: boolean;
   /** Trust X-Forwarded-For (client address for login throttling) when behind a proxy. */
   trustProxy: boolean;
@@ -198,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       alertFrom: e.APP_SPEND_ALERT_FROM,
     },
     resend: { baseUrl: e.APP_RESEND_BASE_URL, apiKey: e.APP_RESEND_API_KEY },
+    credits: { reservationMaxHoldSeconds: e.APP_CREDIT_RESERVATION_MAX_HOLD_SECONDS },
     jobsEnabled: e.APP_JOBS_ENABLED,
     trustProxy: e.APP_TRUST_PROXY,
     logLevel: e.LOG_LEVEL,

@@ -4,6 +4,7 @@ import { billingEvents } from '../billing/index.js';
 import { planCreditAllocations } from '../catalog/index.js';
 import { clawBackPlanCredits, expireDueGrants, grantPeriodCredits, grantUpgradeDelta } from './lifecycle.js';
 import { listAllocations } from './repo.js';
+import { expireDueReservations } from './reservations/service.js';
 import { toAllocation } from './views.js';
 
 /**
@@ -26,5 +27,9 @@ export function registerHooks(): void {
 
 /** The credits module's scheduled jobs (UTC cron). */
 export function jobs(ctx: AppContext): Job[] {
-  return [{ name: 'credit-expiration', cron: '0 */15 * * * *', run: ({ now }) => expireDueGrants(ctx, now) }];
+  return [
+    { name: 'credit-expiration', cron: '0 */15 * * * *', run: ({ now }) => expireDueGrants(ctx, now) },
+    // Every minute: an expired hold keeps its credits out of the balance until this releases it.
+    { name: 'credit-reservation-expiry', cron: '30 * * * * *', run: ({ now }) => expireDueReservations(ctx, now) },
+  ];
 }

@@ -12,7 +12,8 @@ import * as repo from './repo.js';
  * The ledger engine. Every function takes a pool row the caller has locked (repo.lockPools) inside
  * its transaction and keeps three things in step: the append-only ledger (numbered rows whose
  * balance_before is the previous balance_after), the grants' remainders, and the pool's running
- * totals, with balance = granted − consumed − expired + reversed = Σ grant remainders.
+ * totals, with balance = granted − consumed − expired + reversed − held = Σ grant remainders.
+ * Reservations (reservations/ledger.ts) book HOLD, CAPTURE and RELEASE rows through `append` too.
  */
 
 type Entry = {
@@ -33,6 +34,9 @@ type Entry = {
   grantUpdates?: { grantId: string; remaining: Decimal; void?: boolean }[];
   /** Credits drawn through a subscription link (its draw limit counts them). */
   linkDrawn?: { subscriptionId: string; amount: Decimal };
+  /** Signed change of the pool's held credits (HOLD, CAPTURE, RELEASE only). */
+  heldChange?: Decimal;
+  reservationId?: string | null;
 };
 
 /**
@@ -40,7 +44,7 @@ type Entry = {
  * remainders, the pool's running totals and the link's drawn total are written by one statement
  * (data-modifying CTEs), so the pool lock is held for one round trip per entry, not five.
  */
-async function append(tx: Tx, pool: repo.PoolRow, entry: Entry, now: Date): Promise<repo.TransactionRow> {
+export async function append(tx: Tx, pool: repo.PoolRow, entry: Entry, now: Date): Promise<repo.TransactionRow> {
   const before = dec(pool.balance);
   const after = before.plus(entry.amount);
   const magnitude = entry.amount.abs();
@@ -48,6 +52,10 @@ async function append(tx: Tx, pool: repo.PoolRow, entry: Entry, now: Date): Prom
   if (entry.type === 'DEDUCTION') pool.total_consumed = dec(pool.total_consumed).plus(magnitude).toFixed();
   if (entry.type === 'EXPIRATION') pool.total_expired = dec(pool.total_expired).plus(magnitude).toFixed();
   if (entry.type === 'REVERSAL') pool.total_reversed = dec(pool.total_reversed).plus(entry.amount).toFixed();
+  const heldChange = entry.heldChange ?? dec(0);
+  if (!heldChange.isZero()) pool.total_held = dec(pool.total_held).plus(heldChange).toFixed();
+  // A capture consumes the held credits it settles plus any excess it draws from the balance.
+  if (entry.type === 'CAPTURE') pool.total_consumed = dec(pool.total_consumed).minus(entry.amount).minus(heldChange).toFixed();
   pool.balance = after.toFixed();
   pool.ledger_seq = String(Number(pool.ledger_seq) + 1);
   pool.status = poolStatusAfter(pool.status, pool.hard_limit, after);
@@ -59,14 +67,14 @@ async function append(tx: Tx, pool: repo.PoolRow, entry: Entry, now: Date): Prom
   const parts = [
     sql`t as (
       insert into credit_transactions (id, account_id, credit_pool_id, seq, credit_grant_id, transaction_type, amount, balance_before,
-        balance_after, description, reversed_transaction_id, subscription_id, event_id, idempotency_key, request_hash, metadata, created_at)
+        balance_after, description, reversed_transaction_id, subscription_id, event_id, idempotency_key, request_hash, metadata, created_at, held_change, reservation_id)
       values (${id}, ${acc}, ${pool.id}, ${pool.ledger_seq}, ${entry.grantId ?? null}, ${entry.type}, ${entry.amount.toFixed()}, ${before.toFixed()},
         ${after.toFixed()}, ${entry.description ?? null}, ${entry.reversedTransactionId ?? null}, ${entry.subscriptionId ?? null}, ${entry.eventId ?? null},
-        ${entry.idempotencyKey ?? null}, ${entry.requestHash ?? null}, ${toJsonb(entry.metadata ?? {})}::jsonb, ${now})
+        ${entry.idempotencyKey ?? null}, ${entry.requestHash ?? null}, ${toJsonb(entry.metadata ?? {})}::jsonb, ${now}, ${heldChange.toFixed()}, ${entry.reservationId ?? null})
       returning *)`,
     sql`p as (
       update credit_pools set balance = ${pool.balance}, total_granted = ${pool.total_granted}, total_consumed = ${pool.total_consumed},
-        total_expired = ${pool.total_expired}, total_reversed = ${pool.total_reversed}, ledger_seq = ${pool.ledger_seq},
+        total_expired = ${pool.total_expired}, total_reversed = ${pool.total_reversed}, total_held = ${pool.total_held}, ledger_seq = ${pool.ledger_seq},
         status = ${pool.status}, modified_at = ${now}
       where account_id = ${acc} and id = ${pool.id})`,
   ];
@@ -133,7 +141,7 @@ export async function grantCredits(tx: Tx, pool: repo.PoolRow, input: GrantInput
 }
 
 export type DrawInput = {
-  type: 'DEDUCTION' | 'EXPIRATION';
+  type: 'DEDUCTION' | 'EXPIRATION' | 'HOLD';
   amount: Decimal;
   /** The pool's live grants, FIFO; their `remaining` is updated in place. */
   grants: repo.GrantRow[];
@@ -144,6 +152,9 @@ export type DrawInput = {
   requestHash?: string | null;
   metadata?: Record<string, unknown>;
   linkDrawn?: { subscriptionId: string; amount: Decimal };
+  /** HOLD: the credits drawn move into the pool's held total. */
+  heldChange?: Decimal;
+  reservationId?: string;
 };
 
 /** Takes `amount` from a locked pool FIFO across its unexpired grants; the caller checked it is available. */
@@ -189,8 +200,12 @@ export async function expireGrant(tx: Tx, pool: repo.PoolRow, grant: repo.GrantR
  */
 export async function reverseTransaction(tx: Tx, pool: repo.PoolRow, original: repo.TransactionRow, description: string | null, now: Date) {
   if (original.transaction_type === 'REVERSAL') throw conflict('A reversal cannot be reversed');
+  if (original.transaction_type === 'HOLD' || original.transaction_type === 'RELEASE') {
+    throw conflict(`A ${original.transaction_type} is settled through its reservation (capture or release), not reversed`);
+  }
   if (await repo.findReversalOf(tx, pool.account_id, original.id)) throw conflict(`Transaction ${original.id} is already reversed`);
-  const amount = dec(original.amount).neg();
+  // A capture consumed its held part and its excess: reversing it gives back both.
+  const amount = original.transaction_type === 'CAPTURE' ? dec(original.amount).plus(dec(original.held_change)).neg() : dec(original.amount).neg();
   if (original.transaction_type === 'GRANT') {
     const grant = (await repo.findGrant(tx, pool.account_id, original.credit_grant_id!))!;
     if (dec(grant.remaining).lt(dec(original.amount))) {

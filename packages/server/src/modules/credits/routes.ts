@@ -6,6 +6,7 @@ import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { auditLedger } from './audit.js';
 import * as client from './client.js';
+import { reservationClientRoutes } from './reservations/routes.js';
 import {
   AllocationQuerySchema,
   AllocationSchema,
@@ -92,9 +93,10 @@ const clientTags = ['Credits'];
 const refParams = z.object({ ref: z.string().min(1).max(255) });
 const poolParams = refParams.extend({ poolId: id });
 
-/** Client API: a customer's pools, grants and ledger (tenant and customer keys). */
+/** Client API: a customer's pools, grants and ledger, and credit reservations (tenant and customer keys). */
 export function creditClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
+    await app.register(reservationClientRoutes(ctx));
     const base = '/api/v1/client/credits/:ref/pools';
     app.get(base, { config: { customerKey: 'read' }, schema: { tags: clientTags, operationId: 'listCustomerCreditPools', summary: "The customer's pools", params: refParams, querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(PoolSchema)) } } },
       async (request) => ok(await client.listPools(ctx, principalOf(request), request.params.ref, request.query)));

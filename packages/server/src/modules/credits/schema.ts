@@ -84,6 +84,7 @@ export const PoolSchema = z
     totalConsumed: decimalOutput,
     totalExpired: decimalOutput,
     totalReversed: decimalOutput,
+    totalHeld: decimalOutput.describe('Credits held by open reservations: out of balance, not yet consumed'),
     hardLimit: z.boolean(),
     status: z.enum(['ACTIVE', 'FROZEN', 'DEPLETED', 'ARCHIVED']),
     rolloverPolicy,
@@ -164,6 +165,8 @@ export const TransactionSchema = z
     balanceAfter: decimalOutput,
     description: z.string().nullable(),
     reversedTransactionId: z.uuid().nullable(),
+    heldChange: decimalOutput.describe('Change of the pool\'s held credits: + on HOLD, − on CAPTURE and RELEASE, 0 otherwise'),
+    reservationId: z.uuid().nullable(),
     metadata,
     createdAt: z.date(),
   })

@@ -35,6 +35,7 @@ export const toPool = (r: repo.PoolRow) => ({
   totalConsumed: dec(r.total_consumed),
   totalExpired: dec(r.total_expired),
   totalReversed: dec(r.total_reversed),
+  totalHeld: dec(r.total_held),
   hardLimit: r.hard_limit,
   status: r.status,
   rolloverPolicy: r.rollover_policy,
@@ -81,6 +82,8 @@ export const toTransaction = (r: repo.TransactionRow) => ({
   balanceAfter: dec(r.balance_after),
   description: r.description,
   reversedTransactionId: r.reversed_transaction_id,
+  heldChange: dec(r.held_change),
+  reservationId: r.reservation_id,
   metadata: r.metadata,
   createdAt: r.created_at,
 });

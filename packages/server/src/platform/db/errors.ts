@@ -21,6 +21,8 @@ export const UNIQUE_CONSTRAINTS = {
   creditWeightAt: 'credit_weights_key',
   creditPriceAt: 'credit_prices_account_id_denomination_effective_from_key',
   usageEventKey: 'usage_events_account_id_event_idempotency_key_key',
+  creditReservationKey: 'credit_reservations_key',
+  creditReservationOpenFlow: 'credit_reservations_open_flow',
   username: 'users_username_key',
   accountSlug: 'account_settings_slug_key',
   spendPriceAt: 'spend_prices_model_day_key',

@@ -281,6 +281,8 @@ export interface CreditPoolsTable {
   total_consumed: Numeric;
   total_expired: Numeric;
   total_reversed: Numeric;
+  /** Credits held by open reservations: out of `balance`, not yet consumed (migration 0027). */
+  total_held: ColumnType<string, string | undefined, string>;
   ledger_seq: ColumnType<string, string | number, string | number>;
   metadata: Json;
   created_at: Date;
@@ -321,7 +323,7 @@ export interface CreditGrantsTable {
   seq: Generated<string>;
 }
 
-export type TransactionType = 'GRANT' | 'DEDUCTION' | 'EXPIRATION' | 'REVERSAL' | 'ADJUSTMENT' | 'FREEZE' | 'UNFREEZE';
+export type TransactionType = 'GRANT' | 'DEDUCTION' | 'EXPIRATION' | 'REVERSAL' | 'ADJUSTMENT' | 'FREEZE' | 'UNFREEZE' | 'HOLD' | 'CAPTURE' | 'RELEASE';
 
 export interface CreditTransactionsTable {
   id: string;
@@ -339,6 +341,33 @@ export interface CreditTransactionsTable {
   event_id: string | null;
   idempotency_key: string | null;
   request_hash: string | null;
+  metadata: Json;
+  created_at: Date;
+  /** Signed change of the pool's total_held (HOLD +, CAPTURE and RELEASE −); 0 for other types. */
+  held_change: ColumnType<string, string | undefined, string>;
+  reservation_id: Generated<string | null>;
+}
+
+export type ReservationStatus = 'HELD' | 'CAPTURED' | 'RELEASED' | 'EXPIRED';
+
+export interface CreditReservationsTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  subscription_id: string;
+  denomination: string;
+  flow_id: string | null;
+  feature_id: string | null;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  status: ReservationStatus;
+  amount_requested: Numeric;
+  amount_held: Numeric;
+  capture_requested: Numeric | null;
+  amount_captured: Numeric | null;
+  event_id: string | null;
+  expires_at: Date;
+  settled_at: Date | null;
   metadata: Json;
   created_at: Date;
 }
@@ -804,6 +833,7 @@ export interface DB {
   credit_grants: CreditGrantsTable;
   credit_transactions: CreditTransactionsTable;
   credit_transaction_draws: CreditTransactionDrawsTable;
+  credit_reservations: CreditReservationsTable;
   credit_weights: CreditWeightsTable;
   credit_prices: CreditPricesTable;
   features: FeaturesTable;

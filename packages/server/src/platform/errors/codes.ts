@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   idempotency_conflict: { status: 409, meaning: 'The Idempotency-Key conflicts with an earlier request.' },
   /** A hard-limit credit pool cannot cover the charge. */
   insufficient_credits: { status: 409, meaning: 'Credit pool depleted.' },
+  /** A capture or release of a credit reservation that is already settled another way (released, expired, captured). */
+  reservation_closed: { status: 409, meaning: 'The credit reservation is already settled.' },
   /** The request did not arrive completely in time (written by the HTTP server, before routing). */
   request_timeout: { status: 408, meaning: 'The request took too long to arrive.' },
   /** The body is larger than the server accepts. */

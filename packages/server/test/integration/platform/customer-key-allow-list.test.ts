@@ -40,6 +40,11 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/v1/client/credits/:ref/pools/:poolId': 'read',
   'GET /api/v1/client/credits/:ref/pools/:poolId/grants': 'read',
   'GET /api/v1/client/credits/:ref/pools/:poolId/transactions': 'read',
+  // Reservations are opened and settled around the customer's own calls, like event ingestion (issue 16).
+  'POST /api/v1/client/credits/reservations': 'read',
+  'GET /api/v1/client/credits/reservations/:reservationId': 'read',
+  'POST /api/v1/client/credits/reservations/:reservationId/capture': 'read',
+  'POST /api/v1/client/credits/reservations/:reservationId/release': 'read',
   'GET /api/v1/client/billing/invoices/:ref': 'tenant',
   'POST /api/v1/client/billing/invoices/:invoiceId/mark-paid': 'tenant',
   'POST /api/v1/client/billing/subscriptions/:subscriptionId/stripe/checkout': 'tenant',
