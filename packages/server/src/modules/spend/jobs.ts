@@ -1,6 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import { JobItems } from '../../platform/jobs/items.js';
 import type { Job, JobContext } from '../../platform/jobs/scheduler.js';
+import { alertJobs } from './alerts-jobs.js';
 import * as connections from './connections-repo.js';
 import { purgeOldDeliveries, retryDueDeliveries } from './deliveries.js';
 import { outcomeJobs } from './outcome-sources-jobs.js';
@@ -21,6 +22,8 @@ export const HOURLY_SYNC_DAYS = 3;
  * - `spend-delivery-purge`, daily at 04:10: finished deliveries older than 30 days.
  * - `spend-outcome-sync`, hourly at minute 45: the last 3 days of every ACTIVE outcome source
  *   (outcome-sources-jobs.ts; never overlapping itself).
+ * - `spend-budget-check`, hourly at minute 30: a budget evaluation per account with spend units
+ *   (alerts-jobs.ts).
  */
 export function jobs(ctx: AppContext): Job[] {
   return [
@@ -29,6 +32,7 @@ export function jobs(ctx: AppContext): Job[] {
     { name: 'spend-delivery-retry', cron: '* * * * *', run: async ({ log }) => void (await retryDueDeliveries(ctx, log)) },
     { name: 'spend-delivery-purge', cron: '10 4 * * *', run: async () => void (await purgeOldDeliveries(ctx)) },
     ...outcomeJobs(ctx),
+    ...alertJobs(ctx),
   ];
 }
 

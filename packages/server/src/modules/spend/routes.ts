@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../platform/context.js';
+import { alertRoutes } from './alerts-routes.js';
 import { allocationRoutes } from './allocation-routes.js';
 import { budgetRoutes } from './budgets-routes.js';
 import { connectionRoutes } from './connections-routes.js';
@@ -28,6 +29,7 @@ export function spendRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       deliveryRoutes,
       allocationRoutes,
       budgetRoutes,
+      alertRoutes,
       outcomeSourceRoutes,
       moreReportRoutes,
     ];

@@ -2,8 +2,10 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { notFound } from '../../platform/errors/app-error.js';
+import { evaluateBudgets } from './alerts.js';
 import { callVendor, getConnectionRow, markConnectionError, toConnectionView, vendorRefusal } from './connections.js';
 import * as connections from './connections-repo.js';
+import type { DeliveryLog } from './deliveries.js';
 import type { ConnectionRow } from './connections-repo.js';
 import { chunkRowsOf, chunksOf, rowCountOf, zeroRowMessage } from './sync-domain.js';
 import { countStoredRows, insertChunkRows } from './sync-repo.js';
@@ -18,7 +20,7 @@ import { chunkDaysOf, type DayWindow } from './vendors/index.js';
  * across nodes) is held from the first chunk to the last.
  */
 
-export type SyncLog = { info(details: object, message: string): void; warn(details: object, message: string): void };
+export type SyncLog = DeliveryLog;
 export type SyncResult = { connectionId: string; from: string; to: string; rowsWritten: number };
 
 export async function syncConnection(ctx: AppContext, input: { accountId: string; connectionId: string; window: DayWindow; log: SyncLog }): Promise<SyncResult> {
@@ -64,16 +66,23 @@ export async function syncConnection(ctx: AppContext, input: { accountId: string
       throw vendorRefusal(message, toConnectionView(await markConnectionError(ctx, row, message)));
     }
     await connections.updateConnection(ctx.db, accountId, connectionId, { status: 'ACTIVE', last_error: null, last_synced_at: ctx.clock.now(), modified_at: ctx.clock.now() });
-    await evaluateBudgetsAfterSync(ctx, row);
+    await evaluateBudgetsAfterSync(ctx, row, log);
     return { connectionId, from: window.from, to: window.to, rowsWritten };
   });
 }
 
 /**
- * Seam for part 2 (contract §7.2 "a successful sync runs a budget evaluation afterwards"): called
- * once after every sync that ended ACTIVE, outside any transaction. Nothing to evaluate yet.
+ * Contract §7.2 "a successful sync runs a budget evaluation afterwards": called once after every sync
+ * that ended ACTIVE, outside any transaction. Its failure is logged and never fails the sync (the
+ * pulled rows are committed; the minute-30 job evaluates again).
  */
-export async function evaluateBudgetsAfterSync(_ctx: AppContext, _connection: ConnectionRow): Promise<void> {}
+export async function evaluateBudgetsAfterSync(ctx: AppContext, connection: ConnectionRow, log: SyncLog): Promise<void> {
+  try {
+    await evaluateBudgets(ctx, connection.account_id, log);
+  } catch (err) {
+    log.warn({ accountId: connection.account_id, connectionId: connection.id, error: (err as Error).message }, 'spend sync: the budget evaluation after the sync failed');
+  }
+}
 
 const inProcess = new Map<string, Promise<void>>();
 

@@ -825,6 +825,26 @@ export interface SpendDeliveriesTable {
   created_seq: Generated<string>;
 }
 
+export type SpendAlertKind = 'THRESHOLD' | 'BREACH' | 'SPIKE' | 'PROJECTED';
+export type SpendAlertPeriod = 'DAY' | 'MONTH';
+
+export interface SpendAlertsTable {
+  id: string;
+  account_id: string;
+  spend_unit_id: string;
+  unit_name: string;
+  kind: SpendAlertKind;
+  period: SpendAlertPeriod;
+  window_start: string;
+  spent_cents: Numeric;
+  limit_cents: Numeric | null;
+  message: string;
+  fired_at: Date;
+  acked_at: Date | null;
+  acked_by: string | null;
+  created_seq: Generated<string>;
+}
+
 export interface DB {
   credit_models: CreditModelsTable;
   plan_credit_allocations: PlanCreditAllocationsTable;
@@ -875,6 +895,7 @@ export interface DB {
   spend_outcome_sources: SpendOutcomeSourcesTable;
   spend_outcomes: SpendOutcomesTable;
   spend_deliveries: SpendDeliveriesTable;
+  spend_alerts: SpendAlertsTable;
   account_settings: AccountSettingsTable;
   account_audit_log: AccountAuditLogTable;
   agent_signups: AgentSignupsTable;
