@@ -20,7 +20,7 @@ export const MODULE_DEPENDENCIES = {
   agents: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits'],
   payments: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits', 'usage'],
   mcp: ['catalog', 'customers', 'billing', 'credits', 'usage', 'payments'],
-  spend: ['catalog'],
+  spend: ['catalog', 'credits'],
 };
 
 export default tseslint.config(

@@ -42,7 +42,7 @@ export async function seedCredits(ctx: AppContext, accountId: string) {
   await allocateToPlan(ctx, accountId, { modelId: model.id, planId: plan.id, creditAmount: '1000000000' });
   await catalog.updatePlan(ctx, accountId, plan.id, { status: 'ACTIVE' });
   const effectiveFrom = new Date(Date.now() + 1000);
-  await publishWeights(ctx, accountId, 'bench', { effectiveFrom, entries: [{ featureId: feature.id, model: 'gpt', creditsPerUnit: (await import('../src/platform/money.js')).dec('2.5') }] } as never);
+  await publishWeights(ctx, accountId, 'bench', { effectiveFrom, entries: [{ featureId: feature.id, model: 'gpt', creditsPerUnit: (await import('../src/platform/money.js')).dec('2.5') }] } as never, console);
   const principal = { kind: 'tenant' as const, accountId, keyId: 'bench' };
   for (let i = 0; i < BENCH_CUSTOMERS; i++) {
     await createCustomer(ctx, accountId, { customerReferenceId: `bench-credit-${i}`, email: `bench-credit-${i}@example.com` });

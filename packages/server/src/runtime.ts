@@ -34,6 +34,7 @@ const monetizationModules = [billing, credits, payments];
 /** Registers the modules' hooks (platform/hooks.ts) for the switched-on modules; idempotent. */
 export function registerModuleHooks(config: Config): void {
   if (config.modules.monetization) for (const module of monetizationModules) module.registerHooks();
+  if (config.modules.build) spend.registerHooks();
 }
 
 /** Every scheduled job of the service (UTC cron): each module's own, then the platform's. */

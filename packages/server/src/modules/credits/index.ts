@@ -21,7 +21,8 @@ export type { Reservation } from './reservations/views.js';
 export { getCustomerPool, grantPurchasedCredits, type PurchasablePool, type PurchaseGrantInput } from './purchases.js';
 export { listPools } from './repo.js';
 export { creditAdminRoutes, creditClientRoutes } from './routes.js';
-export { currentPrices, effectiveWeightTable, findPriceAt, listAllPricesInEffect, resolveWeight } from './tariff/service.js';
+export { currentPrices, effectiveWeightTable, findPriceAt, listAllPricesInEffect, resolveWeight, tariffAt, type TariffSnapshot } from './tariff/service.js';
+export { tariffPublishWarnings, type PublishedBatch, type TariffWarning } from './tariff/guard.js';
 export { getPool as getCustomerCreditPool, listGrants as listCustomerCreditGrants, listPools as listCustomerCreditPools, listTransactions as listCustomerCreditTransactions } from './client.js';
 export {
   allocateToPlan,

@@ -1,7 +1,9 @@
 /**
  * Face of the spend module (internal AI spend, contract §7): vendor connections and their sync,
- * the model price book, usage and reconcile reports, invoice import, spend settings.
+ * the model price book, usage and reconcile reports, the negative-margin guard, invoice import,
+ * spend settings.
  * Other modules, app.ts and runtime.ts import only from here.
  */
+export { registerHooks } from './hooks.js';
 export { jobs } from './jobs.js';
 export { spendRoutes } from './routes.js';

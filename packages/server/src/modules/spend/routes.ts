@@ -6,6 +6,7 @@ import { budgetRoutes } from './budgets-routes.js';
 import { connectionRoutes } from './connections-routes.js';
 import { deliveryRoutes } from './deliveries-routes.js';
 import { invoiceRoutes } from './invoices-routes.js';
+import { marginRoutes } from './margin-routes.js';
 import { outcomeSourceRoutes } from './outcome-sources-routes.js';
 import { outcomeClientRoutes, outcomeRoutes } from './outcomes-routes.js';
 import { priceRoutes } from './prices-routes.js';
@@ -28,6 +29,7 @@ export function spendRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       outcomeClientRoutes,
       deliveryRoutes,
       allocationRoutes,
+      marginRoutes,
       budgetRoutes,
       alertRoutes,
       outcomeSourceRoutes,

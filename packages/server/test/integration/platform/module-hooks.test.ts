@@ -29,6 +29,7 @@ describe('module hooks: domain events, extensions, after-commit callbacks, jobs 
     assert.deepEqual(billingEvents.planChanged.subscribers(), ['credits']);
     assert.equal(planCreditAllocations.isProvided(), true);
     assert.equal(customerSubscriptions.isProvided(), true);
+    assert.equal(credits.tariffPublishWarnings.isProvided(), true, 'spend provides the negative-margin guard');
     assert.deepEqual(
       jobsOf(svc.ctx).map((j) => j.name),
       ['subscription-cycle', 'invoice-due', 'credit-expiration', 'credit-reservation-expiry', 'stripe-processor-retry', 'stripe-meter-sync', 'spend-initial-sync', 'spend-sync', 'spend-delivery-retry', 'spend-delivery-purge', 'spend-outcome-sync', 'idempotency-purge', 'platform-housekeeping'],

@@ -105,6 +105,18 @@ export function featuresWithDenominations(db: Executor, accountId: string, ids: 
     .execute();
 }
 
+/** Every feature of the account whose plan rules draw on a credit model, with those denominations (one row each). */
+export function creditFeatures(db: Executor, accountId: string) {
+  return db
+    .selectFrom('features')
+    .innerJoin('plan_feature_rules', (j) => j.onRef('plan_feature_rules.feature_id', '=', 'features.id').onRef('plan_feature_rules.account_id', '=', 'features.account_id'))
+    .innerJoin('credit_models', (j) => j.onRef('credit_models.id', '=', 'plan_feature_rules.credit_model_id').onRef('credit_models.account_id', '=', 'plan_feature_rules.account_id'))
+    .select(['features.id', 'features.key', 'credit_models.denomination'])
+    .distinct()
+    .where('features.account_id', '=', accountId)
+    .execute();
+}
+
 // Prices
 
 // distinct on (denomination) … order by effective_from desc: the newest in-effect row per denomination.

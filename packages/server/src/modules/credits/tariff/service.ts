@@ -25,6 +25,7 @@ import {
   type WeightMatch,
   type TariffStatus,
 } from './domain.js';
+import { publishWarnings, type GuardLog, type TariffWarning } from './guard.js';
 import * as repo from './repo.js';
 import type { PricePublish, WeightPublish } from './schema.js';
 
@@ -55,6 +56,37 @@ export async function effectiveWeightTable(db: Executor, accountId: string, at: 
 export async function currentPrices(db: Executor, accountId: string, at: Date): Promise<{ denomination: string; pricePerCredit: Decimal; currency: string }[]> {
   const rows = await repo.listCurrentAndScheduledPrices(db, accountId, at);
   return rows.filter((r) => isInEffect(r.effective_from, at)).map((r) => ({ denomination: r.denomination, pricePerCredit: dec(r.price_per_credit), currency: r.currency }));
+}
+
+export type TariffSnapshot = {
+  /** Features drawing on credits, with the denominations their plan rules link (more than one: not weightable). */
+  creditFeatures: { featureId: string; featureKey: string; denominations: string[] }[];
+  /** The weight in effect of every (feature, model) chain; model null is the feature default. */
+  weights: { id: string; featureId: string; featureKey: string; model: string | null; creditsPerUnit: Decimal }[];
+  /** The price in effect of every priced denomination. */
+  prices: { denomination: string; pricePerCredit: Decimal; currency: string }[];
+};
+
+/** The tariff as it stands at `at` (past, now or a scheduled instant): what the negative-margin guard compares against cost. */
+export async function tariffAt(db: Executor, accountId: string, at: Date): Promise<TariffSnapshot> {
+  const [features, weights, prices] = await Promise.all([
+    repo.creditFeatures(db, accountId),
+    repo.listCurrentAndScheduledWeights(db, accountId, at),
+    currentPrices(db, accountId, at),
+  ]);
+  const byFeature = new Map<string, TariffSnapshot['creditFeatures'][number]>();
+  for (const f of features) {
+    const entry = byFeature.get(f.id) ?? { featureId: f.id, featureKey: f.key, denominations: [] };
+    entry.denominations.push(f.denomination);
+    byFeature.set(f.id, entry);
+  }
+  return {
+    creditFeatures: [...byFeature.values()].map((f) => ({ ...f, denominations: f.denominations.sort() })),
+    weights: weights
+      .filter((r) => isInEffect(r.effective_from, at))
+      .map((r) => ({ id: r.id, featureId: r.feature_id, featureKey: r.feature_key, model: r.model, creditsPerUnit: dec(r.credits_per_unit) })),
+    prices,
+  };
 }
 
 // Row mapping
@@ -113,15 +145,18 @@ async function insertOnce<T>(effectiveFrom: Date, what: string, insert: () => Pr
   }
 }
 
+/** A publish's answer: the rows, and the negative-margin guard's warnings (computed after commit; never a refusal). */
+export type Published<T> = { rows: T[]; warnings: TariffWarning[] };
+
 // Weights
 
 /** Publishes a batch: validated, serialised per account, all rows in one transaction. An identical replay returns the stored rows. */
-export async function publishWeights(ctx: AppContext, accountId: string, createdBy: string, input: WeightPublish): Promise<Weight[]> {
+export async function publishWeights(ctx: AppContext, accountId: string, createdBy: string, input: WeightPublish, log: GuardLog): Promise<Published<Weight>> {
   const now = ctx.clock.now();
   rejectPastInstant(input.effectiveFrom, now);
   const { entries, problems } = validateWeightEntries(input.entries);
   rejectEntries(problems);
-  return withTransaction(ctx.db, async (tx) => {
+  const rows = await withTransaction(ctx.db, async (tx) => {
     await repo.lockAccount(tx, accountId);
     const found = await repo.featuresWithDenominations(tx, accountId, [...new Set(entries.map((e) => e.featureId))]);
     const features = new Map<string, { key: string; denominations: string[] }>();
@@ -155,6 +190,8 @@ export async function publishWeights(ctx: AppContext, accountId: string, created
     );
     return classifyWeights(inserted.map((row) => ({ ...row, feature_key: features.get(row.feature_id)!.key })), now);
   });
+  const batch = { kind: 'weights' as const, effectiveFrom: input.effectiveFrom, entries: entries.map((e) => ({ featureId: e.featureId, model: e.model })) };
+  return { rows, warnings: await publishWarnings(ctx, accountId, batch, log) };
 }
 
 /** The current row of each (feature, model) plus every scheduled row. */
@@ -180,12 +217,12 @@ export async function deleteWeight(ctx: AppContext, accountId: string, id: strin
 // Prices
 
 /** Same batch rules as weights; each denomination must name a live credit model of the account. */
-export async function publishPrices(ctx: AppContext, accountId: string, createdBy: string, input: PricePublish): Promise<Price[]> {
+export async function publishPrices(ctx: AppContext, accountId: string, createdBy: string, input: PricePublish, log: GuardLog): Promise<Published<Price>> {
   const now = ctx.clock.now();
   rejectPastInstant(input.effectiveFrom, now);
   const { entries, problems } = validatePriceEntries(input.entries);
   rejectEntries(problems);
-  return withTransaction(ctx.db, async (tx) => {
+  const rows = await withTransaction(ctx.db, async (tx) => {
     await repo.lockAccount(tx, accountId);
     rejectEntries(checkPriceDenominations(entries, await repo.liveDenominations(tx, accountId, entries.map((e) => e.denomination))));
 
@@ -212,6 +249,8 @@ export async function publishPrices(ctx: AppContext, accountId: string, createdB
     );
     return classifyPrices(inserted, now);
   });
+  const batch = { kind: 'prices' as const, effectiveFrom: input.effectiveFrom, denominations: entries.map((e) => e.denomination) };
+  return { rows, warnings: await publishWarnings(ctx, accountId, batch, log) };
 }
 
 export async function listPrices(ctx: AppContext, accountId: string): Promise<Price[]> {
