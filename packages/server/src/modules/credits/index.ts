@@ -15,7 +15,7 @@ export {
 } from './draw.js';
 export { openCreditDraws, type BatchDrawInput, type CreditDrawer, type CreditDrawTarget } from './draw-batch.js';
 export { jobs, registerHooks } from './hooks.js';
-export { captureForEvent, reserveForFlow, type FlowHoldInput } from './reservations/service.js';
+export { captureForEvent, flowHasOpenHold, reserveForFlow, type FlowHoldInput } from './reservations/service.js';
 export { ReservationSchema } from './reservations/schema.js';
 export type { Reservation } from './reservations/views.js';
 export { getCustomerPool, grantPurchasedCredits, type PurchasablePool, type PurchaseGrantInput } from './purchases.js';

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../platform/context.js';
-import { notFound } from '../../platform/errors/app-error.js';
+import { AppError, notFound } from '../../platform/errors/app-error.js';
 import { toJsonb } from '../../platform/db/jsonb.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
@@ -8,7 +8,7 @@ import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import { listCustomerSubscriptions } from '../billing/index.js';
 import { fromStoredRuleValue, listRulesOfPlans } from '../catalog/index.js';
 import { resolveCallerCustomer } from '../customers/index.js';
-import { quoteCredits } from './credits-seam.js';
+import { quoteCredits, reserveForFlow } from './credits-seam.js';
 import { decideEntitlement, DENIAL_DESCRIPTIONS, listSubscriptionEntitlements, periodContaining } from './domain.js';
 import { usedInPeriod } from './ingest.js';
 import * as repo from './repo.js';
@@ -16,8 +16,8 @@ import * as repo from './repo.js';
 export type CheckInput = {
   customerReferenceId: string | undefined;
   featureKey: string;
-  /** Evaluate only: the proposed units, model and flow. */
-  evaluate?: { units: Decimal; model: string | null; flowId: string };
+  /** Evaluate only: the proposed units, model and flow, and whether to hold the quoted credits under the flow. */
+  evaluate?: { units: Decimal; model: string | null; flowId: string; reserve?: boolean };
   record: boolean;
 };
 
@@ -56,15 +56,18 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
     model: input.evaluate?.model ?? null,
     now,
   });
-  const decision = decideEntitlement({
+  const facts = {
     hasActiveSubscription: c.subscription_id !== null,
     entitlementsRevoked: c.entitlements_revoked === true,
     ruleEnabled: hasRule,
     pricing,
     used,
     ...(input.evaluate ? { requestedUnits: input.evaluate.units } : {}),
-    creditLimitReached,
-  });
+  };
+  let decision = decideEntitlement({ ...facts, creditLimitReached });
+  const held = input.evaluate?.reserve ? await holdForFlow(ctx, principal.accountId, c, hasRule, decision.allowed, creditQuote.estimatedCredits, input.evaluate.flowId) : undefined;
+  // The lock-free quote said yes, but the pools no longer cover it under their locks.
+  if (held?.refused) decision = decideEntitlement({ ...facts, creditLimitReached: true });
 
   if (input.record && c.feature_id) {
     // The audit marker carries no money; a crash may lose the last few (see Database.relaxedDb).
@@ -98,11 +101,31 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
     featureKey: input.featureKey,
     allowed: decision.allowed,
     meta: decision.reason ? { reason: { code: decision.reason, description: DENIAL_DESCRIPTIONS[decision.reason] } } : null,
-    flowId: input.evaluate?.flowId ?? null,
+    // A takeover of an Idempotency-Key replays the hold: its flow, not the one generated again.
+    flowId: held?.reservation?.flowId ?? input.evaluate?.flowId ?? null,
     ...(decision.usage ? { usage: decision.usage } : {}),
     ...(input.evaluate && decision.simulation ? { simulation: decision.simulation } : {}),
     ...(input.evaluate ? { creditQuote } : {}),
+    ...(held ? { reservation: held.reservation } : {}),
   };
+}
+
+/**
+ * `reserve: true` (ADR 0012): an allowed evaluate of a credit-backed feature holds the quoted credits
+ * under its flow. Nothing is held for a denial, a feature without credits, a zero quote or a
+ * subscription with no pool in the denomination (reservation null); a hard-limit pool that cannot
+ * cover the quote under its lock refuses the hold, and the evaluate becomes a denial.
+ */
+async function holdForFlow(ctx: AppContext, accountId: string, c: repo.CheckContext, hasRule: boolean, allowed: boolean, credits: Decimal, flowId: string) {
+  if (!allowed || !hasRule || !c.credit_denomination || !c.subscription_id || !c.feature_id || credits.lte(0)) return { reservation: null, refused: false };
+  try {
+    const reservation = await reserveForFlow(ctx, { accountId, customerId: c.customer_id, subscriptionId: c.subscription_id, denomination: c.credit_denomination, featureId: c.feature_id, flowId, amount: credits });
+    return { reservation, refused: false };
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'insufficient_credits') return { reservation: null, refused: true };
+    if (err instanceof AppError && err.code === 'not_found') return { reservation: null, refused: false };
+    throw err;
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Decimal } from '../../platform/money.js';
 import { ensureFeatureForEvent } from '../catalog/index.js';
 import { customerReferenceRequired, ensureCustomerForEvent, getCustomerById } from '../customers/index.js';
 import { resolveWeight, type ResolvedWeight } from '../credits/index.js';
-import { drawCredits } from './credits-seam.js';
+import { captureForEvent, drawCredits, flowHasOpenHold } from './credits-seam.js';
 import { afterDraw, clampOccurredAt, counterKeyOf, isCreditBacked, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
 import { duplicate, receiptOf } from './receipts.js';
 import { usageRecorded, usageRecordedWanted } from './recorded.js';
@@ -56,10 +56,13 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
       preloaded?.feature_id && isCreditBacked(preloaded)
         ? await resolveWeight(ctx.db, principal.accountId, preloaded.feature_id, input.costInput?.model ?? null, clampOccurredAt(parseOccurredAt(input.occurredAt, now).occurredAt, now))
         : undefined;
+    // A flow whose evaluate reserved credits (ADR 0012): its event captures the hold instead of drawing.
+    const flowId = input.flowId ?? input.context?.flowId ?? null;
+    const capturesHold = weight !== undefined && flowId !== null && (await flowHasOpenHold(ctx.db, principal.accountId, flowId));
     return await withTransaction(ctx.db, async (tx) => {
       const c = preloaded?.feature_id ? preloaded : await loadOrCreateContext(tx, principal.accountId, ref, input.featureKey, now);
       const plan = await planFromFacts(tx, principal.accountId, c, input, key, now);
-      return recordInTransaction(tx, plan, weight, input.featureKey);
+      return recordInTransaction(tx, plan, weight, input.featureKey, capturesHold);
     });
   } catch (err) {
     if (isUniqueViolation(err, UNIQUE_CONSTRAINTS.usageEventKey)) throw duplicate(key);
@@ -78,7 +81,7 @@ async function planFromFacts(db: Executor, accountId: string, c: repo.CheckConte
 }
 
 /** The transactional path: counter (lock), credit draw (pool locks), revenue on uncovered units, event. */
-async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeight | undefined, featureKey: string) {
+async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeight | undefined, featureKey: string, capturesHold = false) {
   const counted = plan.counter
     ? await repo.incrementCounterWithinCap(tx, plan.counter.key, plan.event.usage_units, plan.event.revenue_amount, plan.counter.cap)
     : true;
@@ -86,7 +89,7 @@ async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeig
     if (!(await repo.insertEvent(tx, { ...plan.event, ...zeroedColumns(plan) }))) throw duplicate(plan.event.event_idempotency_key);
     return receiptOf(plan, true, null);
   }
-  const receipt = await drawCreditsUnlessStored(tx, plan, {
+  const drawInput = {
     accountId: plan.event.account_id,
     customerId: plan.event.customer_id,
     featureId: plan.event.feature_id,
@@ -99,7 +102,10 @@ async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeig
     eventId: plan.event.id,
     occurredAt: plan.clampedOccurredAt,
     ingestedAt: plan.now,
-  });
+  };
+  // Counter lock, then the flow's reservation row, then the pools (modules/README "Lock order").
+  const captured = capturesHold && plan.event.flow_id ? await captureForEvent(tx, { ...drawInput, flowId: plan.event.flow_id }) : null;
+  const receipt = captured ?? (await drawCreditsUnlessStored(tx, plan, drawInput));
   let event = plan.event;
   if (plan.creditBacked) {
     // Usage the credits covered is not billed again; the rest stays billable usage.

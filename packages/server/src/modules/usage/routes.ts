@@ -45,14 +45,14 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/v1/client/entitlements', {
       config: { customerKey: 'read' },
-      schema: { tags, operationId: 'evaluateEntitlement', summary: 'Evaluate a proposed usage: entitlement, limit simulation and credit quote', description: 'customerReferenceId is required with a tenant key; with a customer key it may be omitted, and another customer\'s reference is 403. `usage` and `track` are synonyms (usage wins).', body: EvaluateRequestSchema, response: { 200: envelopeSchema(EntitlementResultSchema) } },
+      schema: { tags, operationId: 'evaluateEntitlement', summary: 'Evaluate a proposed usage: entitlement, limit simulation and credit quote', description: 'customerReferenceId is required with a tenant key; with a customer key it may be omitted, and another customer\'s reference is 403. `usage` and `track` are synonyms (usage wins). With `reserve: true` an allowed evaluate of a credit-backed feature holds `creditQuote.estimatedCredits` under `flowId` (`reservation`); the usage event with the same flowId captures it (ADR 0012).', body: EvaluateRequestSchema, response: { 200: envelopeSchema(EntitlementResultSchema) } },
     }, async (request) => {
       const usage = request.body.usage ?? request.body.track;
       return ok(
         await checkEntitlement(ctx, principalOf(request), {
           customerReferenceId: request.body.customerReferenceId,
           featureKey: request.body.featureKey,
-          evaluate: { units: usage?.usageUnits ?? dec(1), model: usage?.model ?? null, flowId: request.body.context?.flowId ?? newId() },
+          evaluate: { units: usage?.usageUnits ?? dec(1), model: usage?.model ?? null, flowId: request.body.context?.flowId ?? newId(), reserve: request.body.reserve === true },
           record: true,
         }),
       );
@@ -67,7 +67,8 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         description:
           'customerReferenceId is required with a tenant key; with a customer key the key\'s own customer is used. ' +
           'An unknown customer or feature is created (EVENT_AUTO_CREATED). occurredAt is never a reason to reject. ' +
-          'Over max_usage the event is stored zeroed and the answer is 200 with usageLimitExceeded; a hard-limit credit pool that cannot cover the charge is 409 insufficient_credits.',
+          'Over max_usage the event is stored zeroed and the answer is 200 with usageLimitExceeded; a hard-limit credit pool that cannot cover the charge is 409 insufficient_credits. ' +
+          'An event whose flowId holds a credit reservation (evaluate with reserve) captures it with its charge instead of drawing: the rest of the hold is released, an excess drawn as far as the pools go.',
         body: EventRequestSchema,
         headers: z.object({ 'x-idempotency-key': z.string().min(1).max(255).optional() }).passthrough(),
         response: { 200: envelopeSchema(EventReceiptSchema), 201: envelopeSchema(EventReceiptSchema) },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { queryBoolean } from '../../platform/http/query-schema.js';
 import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
+import { ReservationSchema } from '../credits/index.js';
 
 /**
  * Bounds of event inputs (README "Bounds"): one event's units × the largest price per unit
@@ -100,6 +101,10 @@ export const EvaluateRequestSchema = z.object({
     .optional(),
   track: z.object({ usageUnits: positiveUnits.optional(), model: z.string().max(128).nullish() }).optional(),
   context: z.object({ flowId: z.string().min(1).max(128).optional(), idempotencyKey: z.string().max(128).optional() }).optional(),
+  reserve: z
+    .boolean()
+    .optional()
+    .describe('Hold the quoted credits under the flow (ADR 0012) until the usage event carrying the same flowId captures them, or the hold expires (300 s). Returned in `reservation`; a repeated evaluate of a flow with an open hold returns that hold.'),
 });
 export type EvaluateRequest = z.output<typeof EvaluateRequestSchema>;
 
@@ -123,6 +128,7 @@ export const EntitlementResultSchema = z
     usage: z.object({ used: decimalOutput, limit: decimalOutput.optional(), remaining: decimalOutput.optional(), unlimited: z.boolean() }).optional(),
     simulation: z.object({ requestedUsage: decimalOutput, projectedUsage: decimalOutput, projectedRemaining: decimalOutput, wouldExceedLimit: z.boolean() }).optional(),
     creditQuote: CreditQuoteSchema.optional(),
+    reservation: ReservationSchema.nullable().optional().describe('Evaluate with `reserve: true` only: the hold of the quoted credits, null when nothing was held (denied, no credits, zero quote, no pool)'),
   })
   .meta({ id: 'EntitlementResult' });
 

@@ -207,6 +207,132 @@ describe(`credit reservations (${backend})`, () => {
     await m.audit();
   });
 
+  const evaluate = (w: Wallet, units: number, extra: Record<string, unknown> = {}) =>
+    m.expectOk(m.client('POST', '/entitlements', { customerReferenceId: w.ref, featureKey: w.featureKey, usage: { usageUnits: units }, ...extra }));
+  const transactionsOf = async (w: Wallet) => (await m.expectOk(m.admin('GET', `/credits/pools/${w.poolId}/transactions`))) as any[];
+
+  test('when an evaluate reserves and the event of its flow arrives then the event captures the hold and the rest is released', async () => {
+    const w = await wallet(100, true);
+    const e = await evaluate(w, 20, { reserve: true });
+    assert.equal(e.allowed, true);
+    assert.equal(e.creditQuote.estimatedCredits, 20);
+    assert.deepEqual([e.reservation.status, e.reservation.amountHeld, e.reservation.flowId], ['HELD', 20, e.flowId]);
+    assert.equal((await pool(w)).balance, 80);
+    // Meanwhile another caller sees only the unheld 80.
+    assert.equal((await evaluate(w, 81)).meta.reason.code, 'CREDIT_LIMIT_REACHED');
+
+    const event = await m.event({ customerReferenceId: w.ref, featureKey: w.featureKey, usageUnits: 12, flowId: e.flowId, eventIdempotencyKey: `ev-${unique()}` });
+    assert.equal(event.status, 201, event.text);
+    assert.deepEqual([event.body.data.creditsDeducted, event.body.data.remainingBalance], [12, 88]);
+    const r = await m.expectOk(m.client('GET', `/credits/reservations/${e.reservation.id}`));
+    assert.deepEqual([r.status, r.captureRequested, r.amountCaptured, r.eventId], ['CAPTURED', 12, 12, event.body.data.eventId]);
+    assert.deepEqual(await ledger(w), [['GRANT', 100, 0], ['HOLD', -20, 20], ['CAPTURE', 0, -12], ['RELEASE', 8, -8]]);
+    assert.equal((await transactionsOf(w)).find((t) => t.transactionType === 'CAPTURE').reservationId, r.id);
+    const p = await pool(w);
+    assert.deepEqual([p.balance, p.totalHeld, p.totalConsumed], [88, 0, 12]);
+    // A second event of the same flow finds no open hold and draws as usual.
+    const second = await m.event({ customerReferenceId: w.ref, featureKey: w.featureKey, usageUnits: 3, flowId: e.flowId });
+    assert.equal(second.status, 201);
+    assert.deepEqual((await ledger(w)).at(-1), ['DEDUCTION', -3, 0]);
+    await m.audit();
+  });
+
+  test('when the event of a reserved flow costs more than the hold then the excess is drawn too (context.flowId works as well)', async () => {
+    const w = await wallet(100, false);
+    const e = await evaluate(w, 10, { reserve: true, context: { flowId: `flow-${unique()}` } });
+    const event = await m.event({ customerReferenceId: w.ref, featureKey: w.featureKey, usageUnits: 15, context: { flowId: e.flowId } });
+    assert.equal(event.status, 201, event.text);
+    assert.equal(event.body.data.creditsDeducted, 15);
+    assert.deepEqual(await ledger(w), [['GRANT', 100, 0], ['HOLD', -10, 10], ['CAPTURE', -5, -10]]);
+    await m.audit();
+  });
+
+  test('when an evaluate does not reserve then nothing is held and its flow\'s event draws exactly as before', async () => {
+    const w = await wallet(100, true);
+    const e = await evaluate(w, 20);
+    assert.equal('reservation' in e, false);
+    assert.equal((await pool(w)).balance, 100);
+    const event = await m.event({ customerReferenceId: w.ref, featureKey: w.featureKey, usageUnits: 12, flowId: e.flowId });
+    assert.equal(event.status, 201);
+    assert.deepEqual(await ledger(w), [['GRANT', 100, 0], ['DEDUCTION', -12, 0]]);
+    const reservations = await svc.ctx.db.selectFrom('credit_reservations').select('id').where('flow_id', '=', e.flowId).execute();
+    assert.equal(reservations.length, 0);
+    await m.audit();
+  });
+
+  test('when a reserving evaluate is retried with its flowId then the open hold is returned, not held twice', async () => {
+    const w = await wallet(100, true);
+    const flowId = `flow-${unique()}`;
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => evaluate(w, 30, { reserve: true, context: { flowId } })));
+    assert.equal(new Set([a.reservation.id, b.reservation.id, c.reservation.id]).size, 1);
+    assert.deepEqual([(await pool(w)).balance, (await pool(w)).totalHeld], [70, 30]);
+    await m.audit();
+  });
+
+  test('when a reserving evaluate does not fit a hard-limit pool then it is denied and holds nothing; a feature without credits holds nothing', async () => {
+    const w = await wallet(10, true);
+    const e = await evaluate(w, 11, { reserve: true });
+    assert.deepEqual([e.allowed, e.meta.reason.code, e.reservation], [false, 'CREDIT_LIMIT_REACHED', null]);
+    const plain = await m.feature();
+    const plan = await m.activePlan({ price: 0, features: [{ id: plain.id }] });
+    const ref = `c-${unique()}`;
+    await m.customer(ref);
+    await m.subscribe(ref, plan.id);
+    const free = await m.expectOk(m.client('POST', '/entitlements', { customerReferenceId: ref, featureKey: plain.key, reserve: true }));
+    assert.deepEqual([free.allowed, free.reservation], [true, null]);
+    assert.equal((await pool(w)).balance, 10);
+  });
+
+  test('when the hold of a flow has expired then its event expires it and draws as usual', async () => {
+    const w = await wallet(100, true);
+    const e = await evaluate(w, 40, { reserve: true });
+    svc.clock.advanceMs(301_000);
+    const event = await m.event({ customerReferenceId: w.ref, featureKey: w.featureKey, usageUnits: 5, flowId: e.flowId });
+    assert.equal(event.status, 201, event.text);
+    assert.equal((await m.expectOk(m.client('GET', `/credits/reservations/${e.reservation.id}`))).status, 'EXPIRED');
+    assert.deepEqual(await ledger(w), [['GRANT', 100, 0], ['HOLD', -40, 40], ['RELEASE', 40, -40], ['DEDUCTION', -5, 0]]);
+    await m.audit();
+  });
+
+  test('when a customer key evaluates with reserve then the hold is its own customer\'s and its event captures it', async () => {
+    const w = await wallet(100, true);
+    const key = await m.customerKey(w.ref, ['read']);
+    const e = await svc.http.post('/api/v1/client/entitlements', { auth: key, body: { featureKey: w.featureKey, usage: { usageUnits: 9 }, reserve: true } });
+    assert.equal(e.status, 200, e.text);
+    const event = await svc.http.post('/api/v1/client/events', { auth: key, body: { eventName: 'x', featureKey: w.featureKey, usageUnits: 9, flowId: e.body.data.flowId } });
+    assert.equal(event.status, 201, event.text);
+    const r = await svc.http.get(`/api/v1/client/credits/reservations/${e.body.data.reservation.id}`, { auth: key });
+    assert.deepEqual([r.body.data.status, r.body.data.amountCaptured], ['CAPTURED', 9]);
+    await m.audit();
+  });
+
+  test('when reserving evaluates, flow events and plain events race on one hard-limit pool then each flow captures once and the audit is clean', async () => {
+    const w = await wallet(200, true);
+    const flows = Array.from({ length: 20 }, (_, i) => `race-flow-${w.ref}-${i}`);
+    const round1 = await Promise.all([
+      ...flows.map((flowId) => evaluate(w, 10, { reserve: true, context: { flowId } })),
+      ...Array.from({ length: 10 }, () => m.event({ customerReferenceId: w.ref, featureKey: w.featureKey, usageUnits: 5 }).then((r) => r.status)),
+    ]);
+    const evaluations = round1.slice(0, 20) as any[];
+    const plain1 = (round1.slice(20) as number[]).filter((st) => st === 201).length;
+    const reserved = evaluations.filter((e) => e.reservation);
+    assert.equal(reserved.length * 10 + plain1 * 5, 200, 'every credit is held or drawn');
+    for (const e of evaluations) assert.equal(e.allowed, e.reservation !== null);
+    await m.audit();
+    const round2 = await Promise.all(flows.map((flowId) => m.event({ customerReferenceId: w.ref, featureKey: w.featureKey, usageUnits: 8, flowId })));
+    const captured = round2.filter((r, i) => evaluations[i].reservation && r.status === 201).length;
+    assert.equal(captured, reserved.length, 'every reserved flow captures its own hold');
+    // A flow without a hold draws as usual: from what the captures released (2 each), or refused.
+    const unreserved = round2.filter((_, i) => !evaluations[i].reservation);
+    for (const r of unreserved) assert.ok(r.status === 201 || r.body.error?.code === 'insufficient_credits', r.text);
+    const drawn = unreserved.filter((r) => r.status === 201).length;
+    assert.ok(drawn * 8 <= reserved.length * 2);
+    const p = await pool(w);
+    const consumed = plain1 * 5 + captured * 8 + drawn * 8;
+    assert.deepEqual([p.totalHeld, p.totalConsumed, p.balance], [0, consumed, 200 - consumed]);
+    await m.audit();
+  });
+
   test('when holds, events, captures, releases and the expiry job race on one hard-limit pool then nothing is lost and the audit is clean after each round', async () => {
     const w = await wallet(300, true);
     const conserved = async () => {
@@ -283,5 +409,18 @@ describe(`credit reservations (${backend})`, () => {
     const reverse = await m.admin('POST', `/credits/transactions/${holdRow.id}/reverse`);
     assert.equal(reverse.status, 409);
     assert.equal(reverse.body.error.code, 'conflict');
+  });
+
+  test('when a capture is reversed then everything it consumed, held part and excess, returns to its grants', async () => {
+    const w = await wallet(100, false);
+    const r = await m.expectOk(m.client('POST', '/credits/reservations', { customerReferenceId: w.ref, denomination: w.denomination, amount: 10, idempotencyKey: `k-${unique()}` }), 201);
+    await m.expectOk(m.client('POST', `/credits/reservations/${r.id}/capture`, { amount: 14 }));
+    const capture = (await transactionsOf(w)).find((t) => t.transactionType === 'CAPTURE');
+    const reversal = await m.expectOk(m.admin('POST', `/credits/transactions/${capture.id}/reverse`));
+    assert.deepEqual([reversal.amount, reversal.heldChange], [14, 0]);
+    const p = await pool(w);
+    assert.deepEqual([p.balance, p.totalConsumed, p.totalReversed, p.totalHeld], [100, 14, 14, 0]);
+    assert.equal((await m.expectOk(m.admin('GET', `/credits/pools/${w.poolId}/grants`)))[0].remaining, 100);
+    await m.audit();
   });
 });

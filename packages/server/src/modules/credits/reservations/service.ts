@@ -229,6 +229,11 @@ export async function expireDueReservations(ctx: AppContext, now: Date) {
   items.finish();
 }
 
+/** Whether the flow has an open hold: a lock-free read before the ingestion transaction. */
+export async function flowHasOpenHold(db: Executor, accountId: string, flowId: string): Promise<boolean> {
+  return (await repo.findHeldByFlow(db, accountId, flowId)) !== undefined;
+}
+
 /**
  * Inside the ingestion transaction (after the counter lock, before any pool lock): when the event's
  * flow has an open hold on the same subscription and denomination, the event's charge (units ×
