@@ -34,6 +34,7 @@ const EnvSchema = z.object({
   DATABASE_URL: optionalString,
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  APP_INGEST_GROUP_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(200),
   JWT_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
   APP_SECRETS_KEY: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
   APP_SECRETS_KEY_PREVIOUS: optionalString
@@ -87,6 +88,8 @@ export type Config = Readonly<{
   /** Public origin of this service (APP_PUBLIC_BASE_URL); undefined = the request's own origin. */
   publicBaseUrl: string | undefined;
   database: { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
+  /** Most concurrent credit-backed events of one customer a node applies in one transaction (APP_INGEST_GROUP_MAX_EVENTS, ADR 0011); 1 = no grouping. */
+  ingestGroupMaxEvents: number;
   jwtSecret: string;
   secretsKey: string;
   /** Earlier APP_SECRETS_KEY values (APP_SECRETS_KEY_PREVIOUS): decrypt only, after a rotation. */
@@ -171,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database: e.DATABASE_URL
       ? { kind: 'postgres' as const, url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
       : { kind: 'pglite' as const, dataDir },
+    ingestGroupMaxEvents: e.APP_INGEST_GROUP_MAX_EVENTS,
     jwtSecret,
     secretsKey,
     secretsKeyPrevious: Object.freeze(e.APP_SECRETS_KEY_PREVIOUS),

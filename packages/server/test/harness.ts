@@ -19,6 +19,8 @@ export const backend = TEST_DATABASE_URL ? 'postgres' : 'pglite';
 export type TestService = Runtime & {
   baseUrl: string;
   clock: FrozenClock;
+  /** The PostgreSQL schema of the service's database (absent on PGlite). */
+  schema?: string;
   logs: () => string;
   http: Http;
   close(): Promise<void>;
@@ -30,7 +32,7 @@ export type StartOptions = {
   extraRoutes?: (app: FastifyInstance) => unknown;
 };
 
-export async function openTestDatabase(): Promise<{ database: Database; drop(): Promise<void> }> {
+export async function openTestDatabase(): Promise<{ database: Database; schema?: string; drop(): Promise<void> }> {
   if (!TEST_DATABASE_URL) return { database: await openDatabase({ kind: 'pglite' }), drop: async () => {} };
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
@@ -40,6 +42,7 @@ export async function openTestDatabase(): Promise<{ database: Database; drop(): 
   const database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, searchPath: schema, poolSize: 60 });
   return {
     database,
+    schema,
     async drop() {
       const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await c.connect();
@@ -49,8 +52,8 @@ export async function openTestDatabase(): Promise<{ database: Database; drop(): 
   };
 }
 
-export async function startTestService(options: StartOptions = {}): Promise<TestService> {
-  const config = loadConfig({
+function testConfig(options: StartOptions) {
+  return loadConfig({
     NODE_ENV: 'test',
     JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789',
     APP_SECRETS_KEY: 'test-secrets-key-0123456789abcdef012345678',
@@ -66,8 +69,25 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     APP_RESEND_BASE_URL: 'http://127.0.0.1:9',
     ...options.env,
   });
-  const clock = new FrozenClock(options.now ?? '2026-03-10T12:00:00Z');
-  const { database, drop } = await openTestDatabase();
+}
+
+export async function startTestService(options: StartOptions = {}): Promise<TestService> {
+  const { database, schema, drop } = await openTestDatabase();
+  return listen(testConfig(options), database, new FrozenClock(options.now ?? '2026-03-10T12:00:00Z'), options, drop, schema);
+}
+
+/**
+ * A second node on the first one's database (PostgreSQL only: the same schema, its own pool,
+ * clock at the same instant, and its own process-local state such as caches and queues). Closing
+ * it leaves the database to the first node.
+ */
+export async function startSecondNode(first: TestService, options: StartOptions = {}): Promise<TestService> {
+  if (!TEST_DATABASE_URL || !first.schema) throw new Error('a second node needs PostgreSQL (TEST_DATABASE_URL)');
+  const database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, searchPath: first.schema, poolSize: 60 });
+  return listen(testConfig(options), database, new FrozenClock(first.clock.now().toISOString()), options, async () => {}, first.schema);
+}
+
+async function listen(config: ReturnType<typeof loadConfig>, database: Database, clock: FrozenClock, options: StartOptions, drop: () => Promise<void>, schema: string | undefined): Promise<TestService> {
   const logStream = new PassThrough();
   let logText = '';
   logStream.on('data', (chunk: Buffer) => (logText += chunk.toString()));
@@ -85,6 +105,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     ...runtime,
     baseUrl,
     clock,
+    ...(schema ? { schema } : {}),
     logs: () => logText,
     http: new Http(baseUrl),
     async close() {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import { isUniqueViolation, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
-import { withStatement, withTransaction } from '../../platform/db/transaction.js';
+import { isRecorded, withStatement, withTransaction } from '../../platform/db/transaction.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { toJsonb } from '../../platform/db/jsonb.js';
 import type { Principal } from '../../platform/http/principal.js';
@@ -12,6 +12,7 @@ import { customerReferenceRequired, ensureCustomerForEvent, getCustomerById } fr
 import { resolveWeight, type ResolvedWeight } from '../credits/index.js';
 import { captureForEvent, drawCredits, flowHasOpenHold } from './credits-seam.js';
 import { afterDraw, clampOccurredAt, counterKeyOf, isCreditBacked, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
+import { hotPoolQueue } from './hot-queue.js';
 import { duplicate, receiptOf } from './receipts.js';
 import { usageRecorded, usageRecordedWanted } from './recorded.js';
 import * as repo from './repo.js';
@@ -23,8 +24,10 @@ import type { EventRequest } from './schema.js';
  * eventIdempotencyKey is 409 and leaves the first event as it was.
  *
  * Setup (lock-free reads) → compute (a plan of what to write) → execute: an event that draws no
- * credits is one statement; a credit-backed event is one transaction holding the counter and pool
- * locks for its writes only.
+ * credits is one statement; a credit-backed event joins its customer's lane (hot-queue.ts), whose
+ * concurrent events share one transaction (apply-events.ts), each decided as if alone; under an
+ * Idempotency-Key (whose journal records this request's own transactions) or with grouping off it
+ * is one transaction of its own holding the counter and pool locks for its writes only.
  */
 export async function ingestEvent(ctx: AppContext, principal: Principal, input: EventRequest, headerKey: string | undefined) {
   const now = ctx.clock.now();
@@ -51,6 +54,12 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
         if (result.status === 201) await emitRecorded(tx, plan, plan.units, input.featureKey);
         return result;
       });
+    }
+    if (preloaded?.feature_id && isCreditBacked(preloaded) && ctx.config.ingestGroupMaxEvents > 1 && !isRecorded()) {
+      // Concurrent events of this customer share one transaction per group (ADR 0011).
+      const outcome = await hotPoolQueue(ctx).submit(principal.accountId, preloaded.customer_id, { input, ref, key, context: preloaded });
+      if (outcome.status !== 'stored') throw outcome.error;
+      return { status: outcome.httpStatus, receipt: outcome.receipt };
     }
     const weight =
       preloaded?.feature_id && isCreditBacked(preloaded)

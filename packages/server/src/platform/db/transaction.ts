@@ -37,6 +37,14 @@ export function runRecorded<T>(recorder: TransactionRecorder, fn: () => T): T {
   return scopes.run({ recorder, next: 0 }, fn);
 }
 
+/**
+ * Whether the current work records its transactions (a request holding an `Idempotency-Key`). Work
+ * shared by several requests (usage's hot-pool grouping) must not run under one of them.
+ */
+export function isRecorded(): boolean {
+  return activeScope() !== undefined;
+}
+
 function activeScope(): Scope | undefined {
   const scope = scopes.getStore();
   return scope?.recorder.active ? scope : undefined;

@@ -1,0 +1,76 @@
+import type { AppContext } from '../../platform/context.js';
+import { applyEvents, type EventItem, type EventOutcome } from './apply-events.js';
+
+/**
+ * Hot-pool grouping (ADR 0011): in each node, one lane per customer for its credit-backed single
+ * events. A lane with nothing in flight applies an arriving event at once (no added wait at low
+ * load); events that arrive while a transaction is in flight queue, and the next transaction takes
+ * them all (up to `maxEvents`), in arrival order, through `applyEvents` — so each event is decided
+ * as if sent alone, in that order, and each request gets its own outcome. Row locks stay the truth:
+ * several nodes each group their own arrivals and their transactions serialise on the rows.
+ *
+ * A request is answered only after the transaction holding its event committed (or failed): a
+ * crash before that commit loses only unacknowledged work. If a grouped transaction fails, each of
+ * its events is retried alone, so one poisonous event fails only its own request.
+ */
+type Waiter = { item: EventItem; resolve: (o: EventOutcome) => void; reject: (err: unknown) => void };
+type Lane = { accountId: string; waiting: Waiter[]; running: boolean };
+
+export class HotPoolQueue {
+  private readonly lanes = new Map<string, Lane>();
+
+  constructor(
+    private readonly apply: (accountId: string, items: EventItem[]) => Promise<EventOutcome[]>,
+    private readonly maxEvents: number,
+  ) {}
+
+  /** Applies the event in the customer's lane; resolves with its own outcome once its transaction has committed. */
+  submit(accountId: string, customerId: string, item: EventItem): Promise<EventOutcome> {
+    const laneKey = `${accountId}|${customerId}`;
+    let lane = this.lanes.get(laneKey);
+    if (!lane) this.lanes.set(laneKey, (lane = { accountId, waiting: [], running: false }));
+    const outcome = new Promise<EventOutcome>((resolve, reject) => lane.waiting.push({ item, resolve, reject }));
+    if (!lane.running) void this.drain(laneKey, lane);
+    return outcome;
+  }
+
+  private async drain(laneKey: string, lane: Lane) {
+    lane.running = true;
+    try {
+      while (lane.waiting.length > 0) {
+        const group = lane.waiting.splice(0, this.maxEvents);
+        await this.applyGroup(lane.accountId, group);
+      }
+    } finally {
+      lane.running = false;
+      if (lane.waiting.length === 0) this.lanes.delete(laneKey);
+      else void this.drain(laneKey, lane);
+    }
+  }
+
+  private async applyGroup(accountId: string, group: Waiter[]) {
+    try {
+      const outcomes = await this.apply(accountId, group.map((w) => w.item));
+      group.forEach((w, i) => w.resolve(outcomes[i]!));
+    } catch (err) {
+      if (group.length === 1) return group[0]!.reject(err);
+      // Nothing of the group committed: each event alone, so only a failing one fails.
+      for (const w of group) {
+        try {
+          w.resolve((await this.apply(accountId, [w.item]))[0]!);
+        } catch (own) {
+          w.reject(own);
+        }
+      }
+    }
+  }
+}
+
+const queues = new WeakMap<AppContext, HotPoolQueue>();
+
+/** This node's queue (one per runtime: two runtimes in one process are two nodes). */
+export function hotPoolQueue(ctx: AppContext): HotPoolQueue {
+  let queue = queues.get(ctx);
+  if (!queue) queues.set(ctx, (queue = new HotPoolQueue((accountId, items) => applyEvents(ctx, accountId, items), ctx.config.ingestGroupMaxEvents)));
+  return queue;
+}
