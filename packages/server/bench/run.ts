@@ -16,11 +16,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forkReady, Harness, stop, type Mode, type Ready, type Suite } from './harness.js';
+import { ingestBatch } from './scenarios/ingest-batch.js';
 import { monetization } from './scenarios/monetization.js';
 import { spendReport, spendSync } from './scenarios/spend.js';
 
 /** Every suite, in the order they run. */
-const suites: Suite[] = [monetization, spendReport, spendSync];
+const suites: Suite[] = [monetization, ingestBatch, spendReport, spendSync];
 
 const mode: Mode = process.argv.includes('--embedded') ? 'embedded' : 'postgres';
 const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -55,8 +55,9 @@ export async function ingestEvent(ctx: AppContext, principal: Principal, input: 
         return result;
       });
     }
-    if (preloaded?.feature_id && isCreditBacked(preloaded) && ctx.config.ingestGroupMaxEvents > 1 && !isRecorded()) {
-      // Concurrent events of this customer share one transaction per group (ADR 0011).
+    if (preloaded?.feature_id && isCreditBacked(preloaded) && ctx.config.ingestGroupMaxEvents > 1 && !isRecorded() && !(input.flowId ?? input.context?.flowId)) {
+      // Concurrent events of this customer share one transaction per group (ADR 0011). An event of a
+      // flow keeps its own transaction, the path where a reservation held for the flow is settled (ADR 0012).
       const outcome = await hotPoolQueue(ctx).submit(principal.accountId, preloaded.customer_id, { input, ref, key, context: preloaded });
       if (outcome.status !== 'stored') throw outcome.error;
       return { status: outcome.httpStatus, receipt: outcome.receipt };

@@ -1,0 +1,56 @@
+/**
+ * Batch ingestion (issue 16 item 3): POST /api/v1/client/events/batch with 500 credit-backed events
+ * per request over the 50 credit customers, target >= 20,000 events/s on PostgreSQL:
+ *   - batch-ingest: each batch is one customer's 500 events, customers in turn (an SDK per
+ *     customer flushing its buffer);
+ *   - batch-ingest-mixed: each batch spreads its 500 events over all 50 customers (a collector
+ *     batching for every customer), so every batch locks 50 counters and 50 pools (informational).
+ * One hot customer drawing credits through single events is `credit-ingest-hot` in the
+ * monetization suite (hot-pool grouping, ADR 0011). After each run the harness audits the ledger
+ * and compares the stored events with the acknowledged ones (`stored` and `duplicate` results).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Measured, Suite } from '../harness.js';
+
+const BATCH = 500;
+
+/** Events a batch answer acknowledges as stored: `stored`, and `duplicate` (stored by an earlier, cut-off attempt). */
+const batchEvents = (status: number, body: string) =>
+  status === 200 ? (JSON.parse(body) as { data: { results: { status: string }[] } }).data.results.filter((r) => r.status !== 'refused').length : 0;
+
+export const ingestBatch: Suite = {
+  name: 'ingest-batch',
+  modes: ['postgres', 'embedded'],
+  async run(h) {
+    const { creditFeatureKey, customers } = h.ready as unknown as { creditFeatureKey: string; customers: number };
+    const event = (ref: string) => ({ eventName: 'msg', eventIdempotencyKey: randomUUID(), customerReferenceId: ref, featureKey: creditFeatureKey, usageUnits: 2, costInput: { model: 'gpt' } });
+    let n = 0;
+    const batch = (refOf: (i: number) => string) => () => JSON.stringify({ events: Array.from({ length: BATCH }, (_, i) => event(refOf(i))) });
+    const perCustomer = await h.measure({
+      name: 'batch-ingest',
+      method: 'POST',
+      path: '/api/v1/client/events/batch',
+      body: () => {
+        const ref = `bench-credit-${n++ % customers}`;
+        return batch(() => ref)();
+      },
+      events: batchEvents,
+    });
+    const mixed = await h.measure({ name: 'batch-ingest-mixed', method: 'POST', path: '/api/v1/client/events/batch', body: batch((i) => `bench-credit-${i % customers}`), events: batchEvents });
+    const rawInsert = await h.raw('insert');
+    const eventsPerSecond = (r: Measured) => r.rps * BATCH;
+    const rate = (r: Measured) => `${eventsPerSecond(r).toFixed(0)} events/s`;
+    h.print(`batch ingestion: ${h.databaseLabel}, ${h.connections} connections, ${h.seconds}s each, ${BATCH} credit-backed events per request (req/s x ${BATCH} = events/s)`, [
+      { r: rawInsert },
+      {
+        r: perCustomer,
+        raw: rawInsert,
+        target:
+          h.mode === 'postgres'
+            ? h.target(perCustomer.name, `${rate(perCustomer)}; >= 20000 events/s, no errors`, eventsPerSecond(perCustomer) >= 20_000 && perCustomer.errors === 0)
+            : { text: `${rate(perCustomer)}; informational`, met: true },
+      },
+      { r: mixed, raw: rawInsert, target: { text: `${rate(mixed)}; informational: every batch over all ${customers} customers`, met: true } },
+    ]);
+  },
+};
