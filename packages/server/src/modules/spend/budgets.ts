@@ -1,11 +1,11 @@
 import type { AppContext } from '../../platform/context.js';
 import { withTransaction } from '../../platform/db/transaction.js';
-import { AppError, invalidField, notFound } from '../../platform/errors/app-error.js';
+import { invalidField, notFound } from '../../platform/errors/app-error.js';
 import { dec, type Decimal } from '../../platform/money.js';
 import { allocate } from './allocation.js';
 import { budgetValues, budgetWindows, checkBump, effectiveMonthlyCents, MAX_BUMP_REASON, type Bump, type BudgetRequest } from './budgets-domain.js';
 import * as repo from './budgets-repo.js';
-import { enforceUnitBudget, gatewaySpentCents, releaseUnitBudget } from './gateway.js';
+import { enforceUnitBudget, gatewaySpentCents, keptByGateway, releaseUnitBudget } from './gateway.js';
 import { dayOf } from './reports-window.js';
 import * as units from './units-repo.js';
 
@@ -62,7 +62,7 @@ export async function deleteBudget(ctx: AppContext, accountId: string, unitId: s
   const row = await repo.findBudget(ctx.db, accountId, unitId);
   if (!row) throw noBudget(unitId);
   const refusal = await releaseUnitBudget(ctx, accountId, unitId, row);
-  if (refusal !== null) throw new AppError('vendor_error', `The budget was kept: LiteLLM refused to lift its ceiling (${refusal})`);
+  if (refusal !== null) throw keptByGateway('The budget', refusal);
   if (!(await repo.deleteBudget(ctx.db, accountId, unitId))) throw noBudget(unitId);
 }
 

@@ -12,8 +12,10 @@ import {
 } from './connections-domain.js';
 import * as repo from './connections-repo.js';
 import type { ConnectionRow } from './connections-repo.js';
-import { assertOutboundUrl, guardedDispatcher, outboundPolicyOf } from './outbound-guard.js';
-import { vendorClient, VendorError, type VendorClient, type VendorClientOptions } from './vendors/index.js';
+import { clientFor, sealContext } from './connections-client.js';
+import { enforceAccountBudgets } from './gateway.js';
+import { assertOutboundUrl, outboundPolicyOf } from './outbound-guard.js';
+import { VendorError, type VendorClient } from './vendors/index.js';
 
 /**
  * Vendor connections (contract §7.2). The admin key is sealed bound to its row and field; create,
@@ -23,7 +25,6 @@ import { vendorClient, VendorError, type VendorClient, type VendorClientOptions 
  */
 
 const LABEL_INDEX = 'spend_connections_label_key';
-const sealContext = (accountId: string, id: string) => `spend_connections:${accountId}:${id}:admin_key`;
 
 /** The connection as the API shows it (the key only as its last 4 characters). */
 export type ConnectionView = {
@@ -96,6 +97,7 @@ export async function createConnection(ctx: AppContext, accountId: string, input
   });
   const outcome = await callVendor(ctx, row, (client) => client.probe());
   if (!outcome.ok) throw vendorRefusal(outcome.message, toConnectionView(outcome.row));
+  if (row.provider === 'LITELLM') await enforceAccountBudgets(ctx, accountId);
   return toConnectionView(outcome.row);
 }
 
@@ -120,49 +122,25 @@ export async function replaceConnectionKey(ctx: AppContext, accountId: string, i
       modified_at: ctx.clock.now(),
     });
   });
+  if (row!.provider === 'LITELLM') await enforceAccountBudgets(ctx, accountId);
   return toConnectionView(row!);
 }
 
-/** Soft delete: the sealed key blanked and every row the connection pulled removed, in one transaction. */
+/**
+ * Soft delete: the sealed key blanked and every row the connection pulled removed, in one
+ * transaction. A LITELLM connection's budgets are then enforced again (at the next LITELLM
+ * connection, or recorded as having none); ceilings already on the deleted proxy stay there.
+ */
 export async function deleteConnection(ctx: AppContext, accountId: string, id: string): Promise<void> {
-  await withTransaction(ctx.db, async (tx) => {
-    if (!(await repo.lockLiveConnection(tx, accountId, id))) throw notFound(`Connection ${id} not found`);
+  const row = await withTransaction(ctx.db, async (tx) => {
+    const live = await repo.lockLiveConnection(tx, accountId, id);
+    if (!live) throw notFound(`Connection ${id} not found`);
     await repo.deletePulledRows(tx, accountId, id);
     const now = ctx.clock.now();
     await repo.updateConnection(tx, accountId, id, { admin_key_sealed: null, deleted_at: now, modified_at: now });
+    return live;
   });
-}
-
-/** The vendor client for a connection: its key opened, LiteLLM's proxy reached only through the guard. */
-export function clientFor(ctx: AppContext, row: ConnectionRow): VendorClient {
-  return vendorClient(row.provider, vendorOptionsFor(ctx, row));
-}
-
-/**
- * What a client of this connection needs: its origin, its key opened, the vendor call limits
- * (`limits` overrides them, e.g. the gateway push's shorter timeout) and, for LiteLLM, the guard.
- */
-export function vendorOptionsFor(ctx: AppContext, row: ConnectionRow, limits?: { timeoutMs: number; maxRetries: number }): VendorClientOptions {
-  if (!row.admin_key_sealed) throw notFound(`Connection ${row.id} not found`);
-  const spend = ctx.config.spend;
-  const baseUrl = { ANTHROPIC: spend.anthropicBaseUrl, OPENAI: spend.openaiBaseUrl, CURSOR: spend.cursorBaseUrl, COPILOT: spend.githubBaseUrl, LITELLM: row.scope ?? '' }[row.provider];
-  return {
-    baseUrl,
-    adminKey: ctx.secrets.open(row.admin_key_sealed, sealContext(row.account_id, row.id)),
-    scope: row.scope,
-    timeoutMs: limits?.timeoutMs ?? spend.vendorTimeoutMs,
-    maxRetries: limits?.maxRetries ?? spend.vendorMaxRetries,
-    // The vendor origins are the operator's configuration; LiteLLM's is the tenant's URL, checked
-    // again on every connection (DNS rebinding).
-    ...(row.provider === 'LITELLM' ? { dispatcher: guardDispatcherOf(ctx) } : {}),
-  };
-}
-
-const dispatchers = new WeakMap<AppContext, ReturnType<typeof guardedDispatcher>>();
-function guardDispatcherOf(ctx: AppContext) {
-  let dispatcher = dispatchers.get(ctx);
-  if (!dispatcher) dispatchers.set(ctx, (dispatcher = guardedDispatcher(outboundPolicyOf(ctx.config))));
-  return dispatcher;
+  if (row.provider === 'LITELLM') await enforceAccountBudgets(ctx, accountId);
 }
 
 export type VendorOutcome<T> = { ok: true; value: T; row: ConnectionRow } | { ok: false; message: string; row: ConnectionRow };

@@ -44,3 +44,15 @@ export async function syncedGatewayCents(db: Executor, accountId: string, unitId
              or (r.match_kind = 'ACTOR' and r.match_value = b.actor)))`.execute(db);
   return rows[0]?.cents ?? null;
 }
+
+/** Units of the account with a budget and at least one LiteLLM rule. */
+export async function listGatewayBudgetUnits(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('spend_budgets as b')
+    .select('b.spend_unit_id')
+    .where('b.account_id', '=', accountId)
+    .where((eb) => eb.exists(eb.selectFrom('spend_rules as r').select('r.id').whereRef('r.spend_unit_id', '=', 'b.spend_unit_id').where('r.account_id', '=', accountId).where('r.provider', '=', 'LITELLM')))
+    .orderBy('b.spend_unit_id')
+    .execute();
+  return rows.map((r) => r.spend_unit_id);
+}

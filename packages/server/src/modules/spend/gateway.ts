@@ -1,16 +1,18 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
+import { AppError } from '../../platform/errors/app-error.js';
 import { dec, type Decimal } from '../../platform/money.js';
 import { budgetWindows } from './budgets-domain.js';
 import * as budgets from './budgets-repo.js';
-import { vendorOptionsFor } from './connections.js';
+import { vendorOptionsFor } from './connections-client.js';
 import type { ConnectionRow } from './connections-repo.js';
 import {
   enforcementFieldsOf, gatewayTargetsOf, maxBudgetDollarsOf, NO_GATEWAY_MESSAGE, samePlan,
   type EnforcementFields, type GatewayPlan, type GatewayTarget,
 } from './gateway-domain.js';
 import * as repo from './gateway-repo.js';
+import type { RuleRow } from './units-repo.js';
 import { dayOf } from './reports-window.js';
 import { createLiteLlmBudgetClient, MONTHLY_BUDGET_DURATION } from './vendors/litellm-budget.js';
 import { VendorError } from './vendors/types.js';
@@ -68,13 +70,25 @@ export async function enforceUnitBudget(ctx: AppContext, accountId: string, unit
 }
 
 /**
- * Before a budget is deleted: `max_budget: null` to each target, when the proxy may hold something
- * of ours (a BLOCK budget, or a recorded target or error). Returns the proxy's message on failure
- * (the caller keeps the budget and says so), else null.
+ * Every budget of the account that has a gateway target, enforced again one after the other: after
+ * the gateway itself changes (a LITELLM connection created, its key replaced, or deleted).
+ */
+export async function enforceAccountBudgets(ctx: AppContext, accountId: string): Promise<void> {
+  for (const unitId of await repo.listGatewayBudgetUnits(ctx.db, accountId)) await enforceUnitBudget(ctx, accountId, unitId);
+}
+
+/** The proxy may hold a ceiling of ours: a BLOCK budget, or a recorded target or error. */
+function mayHoldLimit(budget: budgets.BudgetRow): boolean {
+  return budget.monthly_mode === 'BLOCK' || budget.enforcement_target !== null || budget.enforcement_error !== null;
+}
+
+/**
+ * Before a budget (or its unit) is deleted: `max_budget: null` to each target, when the proxy may
+ * hold something of ours. Returns the proxy's message on failure, recorded on the budget (the
+ * caller keeps it and answers keptByGateway), else null.
  */
 export async function releaseUnitBudget(ctx: AppContext, accountId: string, unitId: string, budget: budgets.BudgetRow): Promise<string | null> {
-  const mayHoldLimit = budget.monthly_mode === 'BLOCK' || budget.enforcement_target !== null || budget.enforcement_error !== null;
-  if (!mayHoldLimit) return null;
+  if (!mayHoldLimit(budget)) return null;
   const state = await loadState(ctx.db, accountId, unitId);
   if (state.targets.length === 0 || !state.connection) return null;
   const plan: GatewayPlan = { connectionId: state.connection.id, targets: state.targets, maxBudgetDollars: null };
@@ -83,6 +97,26 @@ export async function releaseUnitBudget(ctx: AppContext, accountId: string, unit
   const fields = enforcementFieldsOf(plan, failures, ctx.clock.now());
   await budgets.updateBudget(ctx.db, accountId, unitId, fields);
   return fields.enforcement_error;
+}
+
+/**
+ * Before a LiteLLM rule is deleted: `max_budget: null` to its target when the unit's budget may have
+ * put a ceiling there. Returns the proxy's message on refusal (the caller keeps the rule), else null.
+ * Afterwards the caller runs enforceUnitBudget, which re-records the remaining targets.
+ */
+export async function releaseRuleTarget(ctx: AppContext, accountId: string, rule: RuleRow): Promise<string | null> {
+  const [target] = gatewayTargetsOf([rule]);
+  if (!target) return null;
+  const budget = await budgets.findBudget(ctx.db, accountId, rule.spend_unit_id);
+  const connection = budget && mayHoldLimit(budget) ? await repo.findGatewayConnection(ctx.db, accountId) : undefined;
+  if (!connection) return null;
+  const [failure] = await pushPlan(ctx, connection, { connectionId: connection.id, targets: [target], maxBudgetDollars: null });
+  return failure ? `${target.label}: ${failure.message}` : null;
+}
+
+/** 502 vendor_error: `what` stays because the proxy may still hold its ceiling. */
+export function keptByGateway(what: string, refusal: string): AppError {
+  return new AppError('vendor_error', `${what} was kept: LiteLLM refused to lift its ceiling (${refusal})`);
 }
 
 /**

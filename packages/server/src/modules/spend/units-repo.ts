@@ -63,6 +63,10 @@ export function insertRule(db: Executor, row: Insertable<SpendRulesTable>): Prom
     .executeTakeFirst();
 }
 
+export function findRule(db: Executor, accountId: string, id: string): Promise<RuleRow | undefined> {
+  return db.selectFrom('spend_rules').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
 export async function deleteRule(db: Executor, accountId: string, id: string): Promise<boolean> {
   const result = await db.deleteFrom('spend_rules').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
   return result.numDeletedRows > 0n;

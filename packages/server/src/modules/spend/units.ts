@@ -5,12 +5,16 @@ import { invalid, notFound } from '../../platform/errors/app-error.js';
 import { newId } from '../../platform/ids.js';
 import { findFeature } from '../catalog/index.js';
 import { checkParent, DEFAULT_RULE_PRIORITY, duplicateRuleMessage, matchValueOf, unitValues, type UnitRequest, type UnitValues } from './units-domain.js';
+import { findBudget } from './budgets-repo.js';
+import { enforceUnitBudget, keptByGateway, releaseRuleTarget, releaseUnitBudget } from './gateway.js';
 import * as repo from './units-repo.js';
 
 /**
  * Spend units and attribution rules (contract §7.4). Every write to the tree runs in one
  * transaction holding the account's tree lock, so two concurrent parent moves cannot build a loop
- * and a rule cannot land on a unit being deleted.
+ * and a rule cannot land on a unit being deleted. A LiteLLM rule is the unit budget's gateway
+ * target (gateway.ts): creating one pushes the budget to it after commit; deleting one, or a unit
+ * with a budget, first lifts the ceiling there (502, kept, when the proxy refuses).
  */
 export type { RuleRow, UnitRow } from './units-repo.js';
 
@@ -43,8 +47,11 @@ export async function replaceUnit(ctx: AppContext, accountId: string, id: string
   });
 }
 
-/** Deletes the unit and its rules; its children move up to its parent. */
+/** Deletes the unit and its rules; its children move up to its parent. Its gateway ceilings are lifted first. */
 export async function deleteUnit(ctx: AppContext, accountId: string, id: string): Promise<void> {
+  const budget = await findBudget(ctx.db, accountId, id);
+  const refusal = budget ? await releaseUnitBudget(ctx, accountId, id, budget) : null;
+  if (refusal !== null) throw keptByGateway('The unit', refusal);
   await withTransaction(ctx.db, async (tx) => {
     await repo.lockUnitTree(tx, accountId);
     const unit = await repo.findUnit(tx, accountId, id);
@@ -61,7 +68,7 @@ export type RuleRequest = { spendUnitId: string; provider: SpendProvider; matchK
 
 export async function createRule(ctx: AppContext, accountId: string, request: RuleRequest) {
   const matchValue = matchValueOf(request.matchValue);
-  return withTransaction(ctx.db, async (tx) => {
+  const created = await withTransaction(ctx.db, async (tx) => {
     await repo.lockUnitTree(tx, accountId);
     const unit = await repo.findUnit(tx, accountId, request.spendUnitId);
     if (!unit) throw unitNotFound(request.spendUnitId);
@@ -79,10 +86,18 @@ export async function createRule(ctx: AppContext, accountId: string, request: Ru
     if (!rule) throw invalid(duplicateRuleMessage(unit.name));
     return rule;
   });
+  if (created.provider === 'LITELLM') await enforceUnitBudget(ctx, accountId, created.spend_unit_id);
+  return created;
 }
 
+/** Deletes the rule; a LiteLLM rule's target is first released from the unit's budget (gateway.ts). */
 export async function deleteRule(ctx: AppContext, accountId: string, id: string): Promise<void> {
+  const rule = await repo.findRule(ctx.db, accountId, id);
+  if (!rule) throw notFound(`Attribution rule ${id} not found`);
+  const refusal = await releaseRuleTarget(ctx, accountId, rule);
+  if (refusal !== null) throw keptByGateway('The rule', refusal);
   if (!(await repo.deleteRule(ctx.db, accountId, id))) throw notFound(`Attribution rule ${id} not found`);
+  if (rule.provider === 'LITELLM') await enforceUnitBudget(ctx, accountId, rule.spend_unit_id);
 }
 
 function columnsOf(values: UnitValues) {

@@ -237,6 +237,56 @@ describe('spend gateway enforcement (LiteLLM budget push)', () => {
     assert.equal(dec(fallback.gatewaySpentCents).toFixed(), '12.345', 'a proxy failure falls back to the synced figure; GET still 200');
   });
 
+  test('rules: a new LiteLLM rule gets the ceiling; deleting one lifts it there first (502, rule kept, on refusal)', async () => {
+    proxy.addTarget('team', 'team-backend');
+    proxy.addTarget('key', 'hash-ci');
+    const { f, unit, path, exact } = await setup();
+    await exact(f.api('PUT', path, { monthlyCents: 9000, monthlyMode: 'BLOCK' }));
+    const keyRule = await f.expectOk(f.api('POST', '/rules', { spendUnitId: unit.id, provider: 'LITELLM', matchKind: 'API_KEY_ID', matchValue: 'hash-ci', priority: 1 }), 201);
+    assert.deepEqual(updates('/key/update'), ['{"key":"hash-ci","max_budget":90,"budget_duration":"1mo"}'], 'the new rule\'s key got the ceiling');
+    assert.equal((await exact(f.api('GET', path))).enforcementTarget, 'litellm:key:hash-ci', 'priority 1 is now the first target');
+
+    proxy.failNext(1, { status: 400, path: '/key/update', message: 'Key is locked' });
+    const refused = await f.api('DELETE', `/rules/${keyRule.id}`);
+    assert.equal(refused.status, 502, refused.text);
+    assert.equal(refused.body.error.message, 'The rule was kept: LiteLLM refused to lift its ceiling (litellm:key:hash-ci: Key is locked)');
+    assert.equal((await f.api('GET', '/rules')).body.data.length, 2);
+
+    await f.expectOk(f.api('DELETE', `/rules/${keyRule.id}`));
+    assert.equal(updates('/key/update').at(-1), '{"key":"hash-ci","max_budget":null}');
+    assert.equal(proxy.target('key', 'hash-ci')!.maxBudget, null);
+    assert.equal(proxy.target('team', 'team-backend')!.maxBudget!.toFixed(), '90', 'the remaining target keeps its ceiling');
+    assert.equal((await exact(f.api('GET', path))).enforcementTarget, 'litellm:team:team-backend');
+  });
+
+  test('deleting a unit with an enforced budget lifts its ceilings first (502, unit kept, on refusal)', async () => {
+    proxy.addTarget('team', 'team-backend');
+    const { f, unit, path, exact } = await setup();
+    await exact(f.api('PUT', path, { monthlyCents: 9000, monthlyMode: 'BLOCK' }));
+    proxy.failNext(1, { status: 400, path: '/team/update', message: 'Team is locked' });
+    const refused = await f.api('DELETE', `/units/${unit.id}`);
+    assert.equal(refused.status, 502, refused.text);
+    assert.equal(refused.body.error.message, 'The unit was kept: LiteLLM refused to lift its ceiling (Team is locked)');
+    assert.equal((await exact(f.api('GET', path))).enforcementError, 'Team is locked');
+    await f.expectOk(f.api('DELETE', `/units/${unit.id}`));
+    assert.equal(proxy.target('team', 'team-backend')!.maxBudget, null);
+    assert.equal((await f.api('GET', '/units')).body.data.length, 0);
+  });
+
+  test('the gateway itself: connecting the proxy enforces waiting BLOCK budgets; deleting it records that none is left', async () => {
+    proxy.addTarget('team', 'team-backend');
+    const { f, path, exact } = await setup({ connect: false });
+    const waiting = await exact(f.api('PUT', path, { monthlyCents: 4200, monthlyMode: 'BLOCK' }));
+    assert.equal(waiting.enforcementError, 'No LiteLLM connection to enforce this BLOCK budget at: connect the proxy under Spend connections');
+    const conn = await f.expectOk(f.api('POST', '/connections', { provider: 'LITELLM', label: 'proxy', adminKey: LITELLM_FAKE_KEY, scope: proxy.url }), 201);
+    assert.deepEqual(updates(), ['{"team_id":"team-backend","max_budget":42,"budget_duration":"1mo"}']);
+    assert.deepEqual(enforcement(await exact(f.api('GET', path))), ['litellm:team:team-backend', '2026-11-25T12:00:00.000Z', null]);
+    await f.expectOk(f.api('DELETE', `/connections/${conn.id}`));
+    const orphaned = await exact(f.api('GET', path));
+    assert.deepEqual([orphaned.enforcementTarget, orphaned.enforcementError], [null, 'No LiteLLM connection to enforce this BLOCK budget at: connect the proxy under Spend connections']);
+    assert.equal(updates().length, 1, 'the deleted proxy is not called');
+  });
+
   test('concurrent budget writes leave the proxy holding what the row holds', async () => {
     proxy.addTarget('team', 'team-backend');
     const { f, path, exact } = await setup();
