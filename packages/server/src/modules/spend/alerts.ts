@@ -8,7 +8,7 @@ import { evaluationWindows, planEvaluation, type BudgetState, type PlannedAlert,
 import * as repo from './alerts-repo.js';
 import { listBudgets, type BudgetRow } from './budgets-repo.js';
 import { enqueueSpendEvent, type DeliveryLog } from './deliveries.js';
-import { enforceUnitBudget } from './gateway.js';
+import { enforceUnitBudget, failedEnforcementUnits } from './gateway.js';
 
 /**
  * Budget evaluation and alerts (contract §7.5; README "Alerts"). An evaluation reads the account's
@@ -16,7 +16,7 @@ import { enforceUnitBudget } from './gateway.js';
  * whatever the number of units, then, holding the account's evaluation lock in one transaction:
  * drops expired bumps, records the alerts not yet fired in their window (the unique key decides)
  * and writes their delivery outbox rows. Deliveries are sent after commit; gateway enforcement of
- * a unit whose bump was dropped runs after commit too.
+ * a unit whose bump was dropped, or whose last push failed, runs after commit too.
  */
 
 /** The Alert object (contract §7.5). */
@@ -58,9 +58,10 @@ export async function evaluateBudgets(ctx: AppContext, accountId: string, log: D
     for (const alert of fired) await enqueueSpendEvent(ctx, tx, { accountId, type: 'spend.alert', payload: alertPayload(alert) }, log);
     return { fired, dropped };
   });
-  for (const unitId of dropped) {
+  // Units whose bump was dropped, and those whose last gateway push failed (tried again each run).
+  for (const unitId of new Set([...dropped, ...(await failedEnforcementUnits(ctx, accountId))])) {
     await enforceUnitBudget(ctx, accountId, unitId).catch((err: unknown) =>
-      log.warn({ accountId, spendUnitId: unitId, error: (err as Error).message }, 'spend evaluation: gateway enforcement after an expired bump failed'),
+      log.warn({ accountId, spendUnitId: unitId, error: (err as Error).message }, 'spend evaluation: gateway enforcement failed'),
     );
   }
   if (fired.length > 0 || dropped.length > 0) log.info({ accountId, alertsFired: fired.length, bumpsDropped: dropped.length }, 'spend budget evaluation');

@@ -56,3 +56,15 @@ export async function listGatewayBudgetUnits(db: Executor, accountId: string): P
     .execute();
   return rows.map((r) => r.spend_unit_id);
 }
+
+/** Units whose last gateway push (or its absence) is recorded as an error. */
+export async function listFailedEnforcementUnits(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('spend_budgets')
+    .select('spend_unit_id')
+    .where('account_id', '=', accountId)
+    .where('enforcement_error', 'is not', null)
+    .orderBy('spend_unit_id')
+    .execute();
+  return rows.map((r) => r.spend_unit_id);
+}

@@ -77,6 +77,11 @@ export async function enforceAccountBudgets(ctx: AppContext, accountId: string):
   for (const unitId of await repo.listGatewayBudgetUnits(ctx.db, accountId)) await enforceUnitBudget(ctx, accountId, unitId);
 }
 
+/** Units whose budget records a failed (or impossible) push: the evaluation tries them again. */
+export function failedEnforcementUnits(ctx: AppContext, accountId: string): Promise<string[]> {
+  return repo.listFailedEnforcementUnits(ctx.db, accountId);
+}
+
 /** The proxy may hold a ceiling of ours: a BLOCK budget, or a recorded target or error. */
 function mayHoldLimit(budget: budgets.BudgetRow): boolean {
   return budget.monthly_mode === 'BLOCK' || budget.enforcement_target !== null || budget.enforcement_error !== null;

@@ -135,13 +135,29 @@ describe('spend gateway enforcement (LiteLLM budget push)', () => {
     assert.equal(updates().length, 3);
   });
 
-  test('an expired bump: enforceUnitBudget (what the evaluation calls after dropping it) re-pushes the standing ceiling', async () => {
-    // The evaluation route (POST /budgets/evaluate) is built separately; this drives its seam.
+  test('an expired bump: POST /budgets/evaluate drops it and re-pushes the standing ceiling', async () => {
+    proxy.addTarget('team', 'team-backend');
+    const { f, unit, path, exact } = await setup();
+    await exact(f.api('PUT', path, { monthlyCents: 30000, monthlyMode: 'BLOCK' }));
+    await exact(f.api('POST', `${path}/bump`, { monthlyCents: 45000, expiresAt: '2026-11-25T13:00:00Z' }));
+    assert.equal(proxy.target('team', 'team-backend')!.maxBudget!.toFixed(), '450');
+
+    await f.expectOk(f.api('POST', '/budgets/evaluate'));
+    assert.equal(updates().length, 2, 'a bump still running is not re-pushed');
+    svc.clock.set('2026-11-25T13:00:01Z');
+    await f.expectOk(f.api('POST', '/budgets/evaluate'));
+    assert.equal(updates().at(-1), '{"team_id":"team-backend","max_budget":300,"budget_duration":"1mo"}');
+    assert.equal(proxy.target('team', 'team-backend')!.maxBudget!.toFixed(), '300');
+    const b = await exact(f.api('GET', path));
+    assert.deepEqual([b.bumpMonthlyCents, ...enforcement(b)], [null, 'litellm:team:team-backend', '2026-11-25T13:00:01.000Z', null]);
+    assert.ok(unit.id);
+  });
+
+  test('enforceUnitBudget (the evaluation\'s seam) pushes the effective ceiling as of now, the bump no longer counting once expired', async () => {
     proxy.addTarget('team', 'team-backend');
     const { account, f, unit, path, exact } = await setup();
     await exact(f.api('PUT', path, { monthlyCents: 30000, monthlyMode: 'BLOCK' }));
     await exact(f.api('POST', `${path}/bump`, { monthlyCents: 45000, expiresAt: '2026-11-25T13:00:00Z' }));
-    assert.equal(proxy.target('team', 'team-backend')!.maxBudget!.toFixed(), '450');
     svc.clock.set('2026-11-25T13:00:01Z');
     await enforceUnitBudget(svc.ctx, account.accountId, unit.id);
     assert.equal(updates().at(-1), '{"team_id":"team-backend","max_budget":300,"budget_duration":"1mo"}');
@@ -169,6 +185,22 @@ describe('spend gateway enforcement (LiteLLM budget push)', () => {
 
     const fixed = await exact(f.api('PUT', path, { monthlyCents: 12345, monthlyMode: 'BLOCK' }));
     assert.deepEqual(enforcement(fixed), ['litellm:team:team-backend', '2026-11-25T12:00:00.000Z', null]);
+  });
+
+  test('an evaluation tries a failed push again: the proxy back, the error clears', async () => {
+    proxy.addTarget('team', 'team-backend');
+    const { f, path, exact } = await setup();
+    proxy.failNext(2, { status: 503, path: '/team/update' });
+    const down = await exact(f.api('PUT', path, { monthlyCents: 2500, monthlyMode: 'BLOCK' }));
+    assert.deepEqual(enforcement(down), [null, null, 'Internal Server Error (503)']);
+    assert.equal(proxy.target('team', 'team-backend')!.maxBudget, null);
+    svc.clock.set('2026-11-25T12:30:00Z');
+    await f.expectOk(f.api('POST', '/budgets/evaluate'));
+    assert.equal(proxy.target('team', 'team-backend')!.maxBudget!.toFixed(), '25');
+    assert.deepEqual(enforcement(await exact(f.api('GET', path))), ['litellm:team:team-backend', '2026-11-25T12:30:00.000Z', null]);
+    const pushes = updates().length;
+    await f.expectOk(f.api('POST', '/budgets/evaluate'));
+    assert.equal(updates().length, pushes, 'an enforced budget is not pushed again by the evaluation');
   });
 
   test('an unknown team on the proxy is the proxy\'s own message', async () => {
