@@ -20,7 +20,7 @@ export const MODULE_DEPENDENCIES = {
   agents: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits'],
   payments: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits', 'usage'],
   mcp: ['catalog', 'customers', 'billing', 'credits', 'usage', 'payments'],
-  spend: ['catalog', 'credits'],
+  spend: ['catalog', 'credits', 'usage'],
 };
 
 export default tseslint.config(

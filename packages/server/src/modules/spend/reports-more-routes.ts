@@ -4,7 +4,9 @@ import type { AppContext } from '../../platform/context.js';
 import { envelopeSchema, ok } from '../../platform/http/envelope.js';
 import { accountIdOf } from '../../platform/http/principal.js';
 import { OutcomeReportSchema, outcomeReport } from './reports-outcomes.js';
+import { PnlSchema, pnlReport } from './reports-pnl.js';
 import { SavingsSchema, savingsReport } from './reports-savings.js';
+import { SimulateRequestSchema, SimulationSchema, simulateRoute } from './reports-simulate.js';
 import { dayInput, dayOf, usageWindow } from './reports-window.js';
 
 const tags = ['Spend — Reports'];
@@ -36,5 +38,26 @@ export function moreReportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: envelopeSchema(SavingsSchema) },
       },
     }, async (request) => ok(await savingsReport(ctx, accountIdOf(request), windowOf(request.query))));
+    app.post(`${base}/simulate`, {
+      schema: {
+        tags,
+        operationId: 'simulateSpendRoute',
+        summary: 'What fromModel’s tokens of the window would cost at toModel’s rates (advice only; nothing is rerouted)',
+        description:
+          'Window [from, to): from inclusive (default 30 days before to), to exclusive (default tomorrow). toModel must be in the price book with input and output rates (400 validation_failed otherwise). deltaCents = simulated − current, negative is a saving; caveats is never empty.',
+        body: SimulateRequestSchema,
+        response: { 200: envelopeSchema(SimulationSchema) },
+      },
+    }, async (request) => ok(await simulateRoute(ctx, accountIdOf(request), request.body)));
+    app.get(`${base}/pnl`, {
+      schema: {
+        tags,
+        operationId: 'getSpendPnlReport',
+        summary: 'Per PROJECT linked to a feature: build cost against the feature’s revenue and serving cost',
+        description: `${WINDOW} Revenue and serve cost are Σ revenueAmount and Σ costAmount × 100 over the feature's CLIENT_TRACKED and ENTITLEMENT_CHECKED events in the window; projects without a feature are listed in unlinkedProjects and left out of the totals.`,
+        querystring: WindowQuery,
+        response: { 200: envelopeSchema(PnlSchema) },
+      },
+    }, async (request) => ok(await pnlReport(ctx, accountIdOf(request), windowOf(request.query))));
   };
 }

@@ -44,7 +44,7 @@ export function pricedGroups(accountId: string, w: DayWindow, dimensions: readon
     ),
     r as (${rates(accountId, sql`select distinct provider, model, day from g`)}),
     p as (
-      select g.*, r.resolved, r.price_model, r.ri, r.ro, r.rcr, r.rcw5, r.rcw1,
+      select g.*, r.resolved, r.price_provider, r.price_model, r.ri, r.ro, r.rcr, r.rcw5, r.rcw1,
              ${pricedWhen(sql`g.u`, sql`g.cr`, sql`g.cw5`, sql`g.cw1`, sql`g.o`)} as priced,
              ((g.cr = 0 or r.rcr is not null) and (g.cw5 = 0 or r.rcw5 is not null) and (g.cw1 = 0 or r.rcw1 is not null)) as cache_known,
              (case when g.batch then 0.5 else 1 end)
@@ -60,7 +60,7 @@ export function pricedGroups(accountId: string, w: DayWindow, dimensions: readon
  */
 function rates(accountId: string, keys: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`
-    select k.provider, k.model, k.day, (mm.vendor_model is not null) as resolved, mm.price_model,
+    select k.provider, k.model, k.day, (mm.vendor_model is not null) as resolved, mm.price_provider, mm.price_model,
            x.pri, x.ri, x.ro, x.rcr, x.rcw5, x.rcw1
       from (${keys}) k
       left join spend_model_matches mm on mm.account_id = ${accountId} and mm.provider = k.provider and mm.vendor_model = k.model

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
-import { dec } from '../../platform/money.js';
+import type { Executor } from '../../platform/db/database.js';
+import { dec, type Decimal } from '../../platform/money.js';
 import * as catalogRepo from '../catalog/index.js';
 import * as customersRepo from '../customers/index.js';
 import * as repo from './repo.js';
@@ -84,4 +85,17 @@ export async function groupEventTotals(ctx: AppContext, accountId: string, q: Ev
     })),
     truncated: rows.length > MAX_EVENT_GROUPS,
   };
+}
+
+export type FeatureEventTotals = { eventCount: number; revenueAmount: Decimal; costAmount: Decimal };
+
+/**
+ * Per feature (of `featureIds`, this account's): the count, Σ revenueAmount and Σ costAmount of
+ * its CLIENT_TRACKED and ENTITLEMENT_CHECKED events with occurredAt in [from, to), summed in SQL,
+ * exact, in the account's currency (major units). A feature without events is absent. For the
+ * spend module's feature P&L.
+ */
+export async function sumFeatureEventTotals(db: Executor, accountId: string, featureIds: readonly string[], from: Date, to: Date): Promise<Map<string, FeatureEventTotals>> {
+  const rows = await repo.sumEventsPerFeature(db, accountId, featureIds, from, to);
+  return new Map(rows.map((r) => [r.feature_id, { eventCount: Number(r.event_count), revenueAmount: dec(r.revenue_amount), costAmount: dec(r.cost_amount) }]));
 }

@@ -6,6 +6,6 @@ export { usageAdminRoutes, usageClientRoutes } from './routes.js';
 export { checkEntitlement, listEntitlementPage } from './entitlements.js';
 export { ingestEvent } from './ingest.js';
 export { getUsageReport } from './report.js';
-export { groupEventTotals, listEventPage } from './events.js';
+export { groupEventTotals, listEventPage, sumFeatureEventTotals, type FeatureEventTotals } from './events.js';
 export { EventListQuery, EventRequestSchema } from './schema.js';
 export { usageRecorded, usageRecordedWanted, type UsageRecorded } from './recorded.js';

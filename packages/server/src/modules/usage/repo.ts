@@ -249,3 +249,27 @@ export function groupEvents(db: Executor, accountId: string, f: EventFilter, gro
     .limit(limit)
     .execute();
 }
+
+/**
+ * Σ revenue and Σ cost (exact decimals as text; a null cost counts 0) of the given features'
+ * CLIENT_TRACKED and ENTITLEMENT_CHECKED events with occurredAt in [from, to), one row per feature
+ * that has events. Uses usage_events_feature_time_idx.
+ */
+export async function sumEventsPerFeature(db: Executor, accountId: string, featureIds: readonly string[], from: Date, to: Date) {
+  if (featureIds.length === 0) return [];
+  return db
+    .selectFrom('usage_events')
+    .select([
+      'feature_id',
+      sql<string>`count(*)::text`.as('event_count'),
+      sql<string>`coalesce(sum(revenue_amount), 0)::text`.as('revenue_amount'),
+      sql<string>`coalesce(sum(cost_amount), 0)::text`.as('cost_amount'),
+    ])
+    .where('account_id', '=', accountId)
+    .where('feature_id', 'in', featureIds)
+    .where('event_type', 'in', ['CLIENT_TRACKED', 'ENTITLEMENT_CHECKED'])
+    .where('occurred_at', '>=', from)
+    .where('occurred_at', '<', to)
+    .groupBy('feature_id')
+    .execute();
+}
