@@ -35,6 +35,7 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
   APP_INGEST_GROUP_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(200),
+  APP_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   JWT_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
   APP_SECRETS_KEY: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
   APP_SECRETS_KEY_PREVIOUS: optionalString
@@ -90,6 +91,11 @@ export type Config = Readonly<{
   database: { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
   /** Most concurrent credit-backed events of one customer a node applies in one transaction (APP_INGEST_GROUP_MAX_EVENTS, ADR 0011); 1 = no grouping. */
   ingestGroupMaxEvents: number;
+  /**
+   * Longest life of a cached API key or tariff row on a node (APP_CACHE_TTL_MS; 0 = no cache). The
+   * fallback for a missed invalidation: changes normally reach every node at once (ADR 0013).
+   */
+  cacheTtlMs: number;
   jwtSecret: string;
   secretsKey: string;
   /** Earlier APP_SECRETS_KEY values (APP_SECRETS_KEY_PREVIOUS): decrypt only, after a rotation. */
@@ -175,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { kind: 'postgres' as const, url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
       : { kind: 'pglite' as const, dataDir },
     ingestGroupMaxEvents: e.APP_INGEST_GROUP_MAX_EVENTS,
+    cacheTtlMs: e.APP_CACHE_TTL_MS,
     jwtSecret,
     secretsKey,
     secretsKeyPrevious: Object.freeze(e.APP_SECRETS_KEY_PREVIOUS),

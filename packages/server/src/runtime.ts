@@ -6,8 +6,11 @@ import * as billing from './modules/billing/index.js';
 import * as credits from './modules/credits/index.js';
 import * as payments from './modules/payments/index.js';
 import * as spend from './modules/spend/index.js';
+import { startCacheListener } from './platform/cache/listener.js';
+import { NodeCache } from './platform/cache/node-cache.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppContext } from './platform/context.js';
+import { BatchWriters } from './platform/db/batch-writer.js';
 import { openDatabase, type Database, type DatabaseOptions } from './platform/db/database.js';
 import { migrate } from './platform/db/migrator.js';
 import { setAfterCommitLogger } from './platform/db/transaction.js';
@@ -58,9 +61,21 @@ export function jobsOf(ctx: AppContext): Job[] {
   ];
 }
 
-/** The context services get: config, database, clock and the secrets box (APP_SECRETS_KEY). */
+/**
+ * The context services get: config, database, clock, the secrets box (APP_SECRETS_KEY), the node
+ * cache and batch writers. On PostgreSQL the cache serves nothing until `startCacheListener` runs
+ * (scripts never start it, so they always read the database).
+ */
 export function createContext(config: Config, database: Database, clock: Clock = systemClock): AppContext {
-  return { config, database, db: database.db, clock, secrets: createSecretBox(config.secretsKey, config.secretsKeyPrevious) };
+  return {
+    config,
+    database,
+    db: database.db,
+    clock,
+    secrets: createSecretBox(config.secretsKey, config.secretsKeyPrevious),
+    cache: new NodeCache({ ttlMs: config.cacheTtlMs, notify: database.kind === 'postgres' }),
+    batches: new BatchWriters(),
+  };
 }
 
 /** Opens the database, applies migrations and builds the app and scheduler (not yet listening). */
@@ -75,7 +90,9 @@ export async function createRuntime(
     registerModuleHooks(config);
     const app = await buildApp(ctx, options);
     setAfterCommitLogger(app.log);
+    ctx.batches.setLogger(app.log);
     const scheduler = new Scheduler(ctx.db, ctx.clock, jobsOf(ctx), app.log);
+    const listener = await startCacheListener(database, ctx.cache, app.log);
     return {
       ctx,
       app,
@@ -83,6 +100,9 @@ export async function createRuntime(
       async close() {
         await scheduler.stop();
         await app.close();
+        // After the last request has answered: rows written behind still queued commit now.
+        await ctx.batches.close();
+        await listener.close();
         await database.close();
       },
     };

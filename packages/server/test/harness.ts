@@ -87,6 +87,11 @@ export async function startSecondNode(first: TestService, options: StartOptions 
   return listen(testConfig(options), database, new FrozenClock(first.clock.now().toISOString()), options, async () => {}, first.schema);
 }
 
+/** The service on a database the caller opened (tests that reopen it afterwards); closing the service closes it. */
+export async function startServiceOn(database: Database, options: StartOptions = {}, schema?: string): Promise<TestService> {
+  return listen(testConfig(options), database, new FrozenClock(options.now ?? '2026-03-10T12:00:00Z'), options, async () => {}, schema);
+}
+
 async function listen(config: ReturnType<typeof loadConfig>, database: Database, clock: FrozenClock, options: StartOptions, drop: () => Promise<void>, schema: string | undefined): Promise<TestService> {
   const logStream = new PassThrough();
   let logText = '';

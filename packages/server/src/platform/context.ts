@@ -1,5 +1,7 @@
 import type { Config } from '../config.js';
+import type { NodeCache } from './cache/node-cache.js';
 import type { Clock } from './clock.js';
+import type { BatchWriters } from './db/batch-writer.js';
 import type { Database, Db } from './db/database.js';
 import type { SecretBox } from './security/secrets.js';
 
@@ -11,4 +13,8 @@ export type AppContext = {
   clock: Clock;
   /** Seals and opens secrets stored in the database (APP_SECRETS_KEY; ADR 0007). */
   secrets: SecretBox;
+  /** This node's cache of keys and tariff rows, invalidated across nodes (ADR 0013). */
+  cache: NodeCache;
+  /** This node's group-commit writers (the entitlement check's audit rows; ADR 0013). */
+  batches: BatchWriters;
 };

@@ -1,8 +1,10 @@
-import type { Executor } from '../../platform/db/database.js';
+import type { NodeCache } from '../../platform/cache/node-cache.js';
+import type { Executor, Tx } from '../../platform/db/database.js';
 import { AppError, notFound } from '../../platform/errors/app-error.js';
 import type { CustomerScope } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { generateKey, hashKey, keyHint, type KeyEnvironment } from '../../platform/security/api-keys.js';
+import { forgetAccountKeys } from './key-cache.js';
 import { findActiveTenantKeyHint } from './repo.js';
 
 /** Customer keys expire this many days after issue (contract §2.1). */
@@ -115,14 +117,17 @@ export async function listCustomerKeys(
 }
 
 /**
- * Revokes one of the customer's keys (from the next request on it answers 401). Revoking a revoked
- * key changes nothing and succeeds. One statement. 404 for a key of another customer or account.
+ * Revokes one of the customer's keys inside the caller's transaction: from the next request on it
+ * answers 401 on this node, and on every other node once the commit's notification arrives
+ * (ADR 0013). Revoking a revoked key changes nothing and succeeds. 404 for a key of another
+ * customer or account.
  */
 export async function revokeCustomerKey(
-  db: Executor,
+  tx: Tx,
+  cache: NodeCache,
   input: { accountId: string; customerId: string; keyId: string; now: Date },
 ): Promise<void> {
-  const row = await db
+  const row = await tx
     .updateTable('api_keys')
     .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(input.now)) }))
     .where('id', '=', input.keyId)
@@ -132,6 +137,7 @@ export async function revokeCustomerKey(
     .returning('id')
     .executeTakeFirst();
   if (!row) throw keyNotFound(input.keyId);
+  await forgetAccountKeys(cache, tx, input.accountId);
 }
 
 /**
@@ -142,7 +148,8 @@ export async function revokeCustomerKey(
  * renewed.
  */
 export async function rotateCustomerKey(
-  tx: Executor,
+  tx: Tx,
+  cache: NodeCache,
   input: { accountId: string; customerId: string; keyId: string; environment: KeyEnvironment; now: Date },
 ): Promise<IssuedCustomerKey> {
   const old = await tx
@@ -157,6 +164,7 @@ export async function rotateCustomerKey(
   if (!old) throw keyNotFound(input.keyId);
   if (old.revoked_at !== null) throw new AppError('conflict', `API key is revoked and cannot be rotated: ${input.keyId}`);
   await tx.updateTable('api_keys').set({ revoked_at: input.now }).where('id', '=', old.id).execute();
+  await forgetAccountKeys(cache, tx, input.accountId);
   return issueCustomerKey(tx, {
     accountId: input.accountId,
     customerId: input.customerId,

@@ -104,24 +104,23 @@ export function findActiveTenantKeyHint(db: Executor, accountId: string) {
     .executeTakeFirst();
 }
 
-/** The principal of an active, unexpired key with this hash. */
-export async function findPrincipalByKeyHash(db: Executor, keyHash: string, now: Date): Promise<Principal | null> {
+/**
+ * The principal of the unrevoked key with this hash and when it expires (null: never), or null.
+ * Expiry is checked by the caller against its clock, so the row may be cached (ADR 0013).
+ */
+export async function findUnrevokedKeyByHash(db: Executor, keyHash: string): Promise<{ principal: Principal; expiresAt: Date | null } | null> {
   const row = await db
     .selectFrom('api_keys')
-    .select(['id', 'account_id', 'kind', 'customer_id', 'scopes'])
+    .select(['id', 'account_id', 'kind', 'customer_id', 'scopes', 'expires_at'])
     .where('key_hash', '=', keyHash)
     .where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .executeTakeFirst();
   if (!row) return null;
-  if (row.kind === 'TENANT') return { kind: 'tenant', accountId: row.account_id, keyId: row.id };
-  return {
-    kind: 'customer',
-    accountId: row.account_id,
-    keyId: row.id,
-    customerId: row.customer_id!,
-    scopes: row.scopes as CustomerScope[],
-  };
+  const principal: Principal =
+    row.kind === 'TENANT'
+      ? { kind: 'tenant', accountId: row.account_id, keyId: row.id }
+      : { kind: 'customer', accountId: row.account_id, keyId: row.id, customerId: row.customer_id!, scopes: row.scopes as CustomerScope[] };
+  return { principal, expiresAt: row.expires_at };
 }
 
 export async function findThrottleStates(db: Executor, subjects: string[]): Promise<Map<string, ThrottleState>> {

@@ -8,6 +8,7 @@ import { classifyKey, generateKey, hashKey, keyHint } from '../../platform/secur
 import { signAdminToken, verifyAdminToken } from '../../platform/security/jwt.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../platform/security/passwords.js';
 import { computeRetryAfterSeconds, throttleSubjects } from './domain.js';
+import { forgetAccountKeys, keyCache } from './key-cache.js';
 import * as repo from './repo.js';
 
 export type CreateAccountInput = { accountName: string; username: string; password: string; apiKey?: string };
@@ -98,8 +99,9 @@ export async function getMaskedTenantKey(ctx: AppContext, accountId: string) {
 }
 
 /**
- * Issues a new tenant key and, in the same transaction, revokes every earlier one. Keys are looked
- * up on every request (no cache), so the old keys stop working on every node when this commits.
+ * Issues a new tenant key and, in the same transaction, revokes every earlier one. The old keys stop
+ * working on this node when this returns and on every other node when the commit's notification
+ * reaches it (milliseconds; ADR 0013).
  */
 export async function rotateTenantKey(ctx: AppContext, accountId: string) {
   const apiKey = generateKey('tenant', ctx.config.apiKeyEnvironment);
@@ -107,13 +109,21 @@ export async function rotateTenantKey(ctx: AppContext, accountId: string) {
   await withTransaction(ctx.db, async (tx) => {
     if (!(await repo.lockAccount(tx, accountId))) throw notFound('Account not found');
     await repo.revokeTenantKeys(tx, accountId, now);
+    await forgetAccountKeys(ctx.cache, tx, accountId);
     await repo.insertTenantKey(tx, { id: newId(), account_id: accountId, key_hash: hashKey(apiKey), key_hint: keyHint(apiKey), created_at: now });
   });
   return { apiKey, keyType: 'secret' as const };
 }
 
-export function resolveApiKey(ctx: AppContext, key: string): Promise<Principal | null> {
-  return repo.findPrincipalByKeyHash(ctx.db, hashKey(key), ctx.clock.now());
+/**
+ * The principal of an active, unexpired key, or null. Served from the node cache (by hash) while
+ * the cache can hear invalidations; expiry is checked on every call against the clock.
+ */
+export async function resolveApiKey(ctx: AppContext, key: string): Promise<Principal | null> {
+  const hash = hashKey(key);
+  const found = await keyCache(ctx.cache).get(hash, () => repo.findUnrevokedKeyByHash(ctx.db, hash));
+  if (!found || (found.expiresAt !== null && found.expiresAt <= ctx.clock.now())) return null;
+  return found.principal;
 }
 
 export async function resolveAdminToken(ctx: AppContext, token: string): Promise<Principal | null> {

@@ -9,7 +9,7 @@ import {
 } from '../accounts/index.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/database.js';
-import { withStatement, withTransaction } from '../../platform/db/transaction.js';
+import { withTransaction } from '../../platform/db/transaction.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import { getCustomerByRef } from '../customers/index.js';
 import { computeKeyScopes } from './keys-domain.js';
@@ -63,7 +63,7 @@ export async function listCustomerKeyPage(ctx: AppContext, target: KeyTarget, pa
 export async function rotateKey(ctx: AppContext, target: KeyTarget, keyId: string) {
   return withTransaction(ctx.db, async (tx) => {
     const customer = await getCustomerByRef(tx, target.accountId, target.ref);
-    const key = await rotateCustomerKey(tx, {
+    const key = await rotateCustomerKey(tx, ctx.cache, {
       accountId: target.accountId,
       customerId: customer.id,
       keyId,
@@ -74,10 +74,13 @@ export async function rotateKey(ctx: AppContext, target: KeyTarget, keyId: strin
   });
 }
 
-/** Idempotent: revoking a revoked key succeeds and keeps its first revocation time. */
+/**
+ * Idempotent: revoking a revoked key succeeds and keeps its first revocation time. A transaction
+ * rather than one statement: the cache's notification to the other nodes commits with it.
+ */
 export async function revokeKey(ctx: AppContext, target: KeyTarget, keyId: string) {
   const customer = await getCustomerByRef(ctx.db, target.accountId, target.ref);
-  await withStatement(ctx.db, (db) =>
-    revokeCustomerKey(db, { accountId: target.accountId, customerId: customer.id, keyId, now: ctx.clock.now() }),
+  await withTransaction(ctx.db, (tx) =>
+    revokeCustomerKey(tx, ctx.cache, { accountId: target.accountId, customerId: customer.id, keyId, now: ctx.clock.now() }),
   );
 }

@@ -118,6 +118,8 @@ export async function updateFeature(ctx: AppContext, accountId: string, id: stri
 }
 
 export async function deleteFeature(ctx: AppContext, accountId: string, id: string) {
+  // Checks of this node written behind count as events of the feature (ADR 0013).
+  await ctx.batches.flush();
   await withTransaction(ctx.db, async (tx) => {
     if (!(await repo.findFeature(tx, accountId, id))) throw notFound(`Feature not found: ${id}`);
     if (await repo.isFeatureReferenced(tx, accountId, id)) {

@@ -1,10 +1,11 @@
-import type { Executor, Tx } from '../../platform/db/database.js';
+import type { AppContext } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/database.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
 import { availableInGrants, coveredUsage, planPoolDraw, type DrawSource } from './domain.js';
 import { drawFromPool } from './ledger.js';
 import * as repo from './repo.js';
-import { findPriceAt, resolveWeight } from './tariff/service.js';
+import { findPriceAtCached, resolveWeight, resolveWeightCached } from './tariff/service.js';
 
 export type WeightMatch = 'MODEL' | 'FEATURE_DEFAULT' | 'NONE';
 export type ResolvedWeight = Awaited<ReturnType<typeof resolveWeight>>;
@@ -59,11 +60,12 @@ export function sourcesOf(links: LinkedPool[], available: (poolId: string, balan
  * A pre-flight quote: weight at request time (no clamp), estimated credits and cost at the book
  * price in effect now, and whether hard-limit pools could cover it. A quote, not a promise.
  */
-export async function quoteCredits(db: Executor, input: CreditQuoteInput): Promise<{ quote: CreditQuote; limitReached: boolean }> {
+export async function quoteCredits(ctx: Pick<AppContext, 'cache' | 'db'>, input: CreditQuoteInput): Promise<{ quote: CreditQuote; limitReached: boolean }> {
   if (!input.denomination || !input.featureId) return { quote: identityQuote(input.units), limitReached: false };
+  // Tariff rows may come from the node cache; the pools' balances never do.
   const [weight, price] = await Promise.all([
-    resolveWeight(db, input.accountId, input.featureId, input.model, input.now),
-    findPriceAt(db, input.accountId, input.denomination, input.now),
+    resolveWeightCached(ctx, input.accountId, input.featureId, input.model, input.now),
+    findPriceAtCached(ctx, input.accountId, input.denomination, input.now),
   ]);
   const estimatedCredits = roundCredits(input.units.times(weight.weight));
   const quote: CreditQuote = {
@@ -76,7 +78,7 @@ export async function quoteCredits(db: Executor, input: CreditQuoteInput): Promi
     estimatedCost: price ? roundCredits(estimatedCredits.times(price.pricePerCredit)) : null,
   };
   if (!input.subscriptionId) return { quote, limitReached: false };
-  const links = await repo.listLinkedPools(db, input.accountId, input.subscriptionId, input.denomination);
+  const links = await repo.listLinkedPools(ctx.db, input.accountId, input.subscriptionId, input.denomination);
   return { quote, limitReached: planPoolDraw(sourcesOf(links, (_id, balance) => balance), estimatedCredits).refused };
 }
 

@@ -21,6 +21,12 @@ export type CheckInput = {
   record: boolean;
 };
 
+/**
+ * The node's writer of ENTITLEMENT_CHECKED rows: one multi-row INSERT per batch, durable commit. A
+ * check does not wait for it; readers of usage events flush it first (`ctx.batches.flush()`).
+ */
+const auditWriter = (ctx: AppContext) => ctx.batches.get<repo.AuditRow>('entitlement-audit', (rows) => repo.insertAuditEvents(ctx.db, rows));
+
 /** Usage in the rule's window: the current period's counter, or every period for accumulate. */
 async function usedInWindow(ctx: AppContext, accountId: string, c: repo.CheckContext, resetMode: 'reset' | 'accumulate', now: Date): Promise<Decimal> {
   if (resetMode === 'accumulate') return dec(c.used_total ?? '0');
@@ -31,7 +37,8 @@ async function usedInWindow(ctx: AppContext, accountId: string, c: repo.CheckCon
 
 /**
  * Checks (GET) or evaluates (POST) an entitlement: one query for the facts, a pure decision, and an
- * ENTITLEMENT_CHECKED audit event with zero usage. Fails closed; a denial is a result.
+ * ENTITLEMENT_CHECKED audit event with zero usage, written behind (a crash of the process may lose
+ * the rows of the last few milliseconds of checks; ADR 0013). Fails closed; a denial is a result.
  */
 export async function checkEntitlement(ctx: AppContext, principal: Principal, input: CheckInput) {
   const now = ctx.clock.now();
@@ -46,7 +53,7 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
   const hasRule = Boolean(c.feature_id && c.rule_value && c.rule_enabled);
   const used = c.subscription_id && hasRule ? await usedInWindow(ctx, principal.accountId, c, pricing?.resetMode ?? 'reset', now) : dec(0);
 
-  const { quote: creditQuote, limitReached: creditLimitReached } = await quoteCredits(ctx.db, {
+  const { quote: creditQuote, limitReached: creditLimitReached } = await quoteCredits(ctx, {
     accountId: principal.accountId,
     customerId: c.customer_id,
     featureId: c.feature_id,
@@ -70,29 +77,19 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
   if (held?.refused) decision = decideEntitlement({ ...facts, creditLimitReached: true });
 
   if (input.record && c.feature_id) {
-    // The audit marker carries no money; a crash may lose the last few (see Database.relaxedDb).
-    await repo.insertEvent(ctx.database.relaxedDb, {
+    // Written behind: the next batch commits it, shared with the other checks (ADR 0013).
+    await auditWriter(ctx).writeBehind({
       id: newId(),
       account_id: principal.accountId,
       customer_id: c.customer_id,
       feature_id: c.feature_id,
       subscription_id: c.subscription_id,
-      event_type: 'ENTITLEMENT_CHECKED',
-      event_name: 'entitlement.check',
       // Namespaced so a client reusing its own key on the real event never collides with the audit row.
       event_idempotency_key: `entitlement-check:${newId()}`,
-      usage_units: '0',
-      revenue_amount: '0',
-      cost_amount: null,
       model: input.evaluate?.model ?? null,
-      model_provider: null,
-      input_tokens: null,
-      output_tokens: null,
       flow_id: input.evaluate?.flowId ?? null,
-      occurred_at: now,
-      ingested_at: now,
+      at: now,
       context: toJsonb({ allowed: decision.allowed, ...(decision.reason ? { reason: decision.reason } : {}) }),
-      meta: null,
     });
   }
 

@@ -36,6 +36,7 @@ async function toEventFilter(ctx: AppContext, accountId: string, q: EventQuery):
 export async function listEventPage(ctx: AppContext, accountId: string, q: EventListFilter) {
   const filter = await toEventFilter(ctx, accountId, q);
   if (!filter) return toPage([], 0, q);
+  await ctx.batches.flush(); // this node's checks written behind are listed too (ADR 0013)
   const [rows, total] = await Promise.all([repo.listEvents(ctx.db, accountId, filter, q), repo.countEvents(ctx.db, accountId, filter)]);
   return toPage(
     rows.map((r) => ({
@@ -73,6 +74,7 @@ export const MAX_EVENT_GROUPS = 1000;
 export async function groupEventTotals(ctx: AppContext, accountId: string, q: EventQuery & { groupBy: repo.EventGroupBy }) {
   const filter = await toEventFilter(ctx, accountId, q);
   if (!filter) return { groupBy: q.groupBy, items: [], truncated: false };
+  await ctx.batches.flush();
   const rows = await repo.groupEvents(ctx.db, accountId, filter, q.groupBy, MAX_EVENT_GROUPS + 1);
   return {
     groupBy: q.groupBy,

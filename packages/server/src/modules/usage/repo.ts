@@ -172,6 +172,38 @@ export const insertEvent = (db: Executor, row: NewEvent) =>
     .returning(['id'])
     .executeTakeFirst();
 
+/** An entitlement check's audit row: the columns that vary (the rest are ENTITLEMENT_CHECKED constants). */
+export type AuditRow = {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  feature_id: string;
+  subscription_id: string | null;
+  event_idempotency_key: string;
+  model: string | null;
+  flow_id: string | null;
+  at: Date;
+  context: Jsonb;
+};
+
+/**
+ * Inserts a batch of entitlement-check audit rows in one statement. One statement text whatever
+ * the batch size (arrays through unnest), so it stays one prepared statement per connection.
+ */
+export async function insertAuditEvents(db: Executor, rows: AuditRow[]): Promise<void> {
+  const column = <K extends keyof AuditRow>(k: K) => rows.map((r) => r[k]);
+  await sql`
+    insert into usage_events (id, account_id, customer_id, feature_id, subscription_id, event_type, event_name,
+      event_idempotency_key, usage_units, revenue_amount, model, flow_id, occurred_at, ingested_at, context)
+    select r.id, r.account_id, r.customer_id, r.feature_id, r.subscription_id, 'ENTITLEMENT_CHECKED', 'entitlement.check',
+      r.idempotency_key, 0, 0, r.model, r.flow_id, r.at, r.at, r.context
+      from unnest(${column('id')}::uuid[], ${column('account_id')}::uuid[], ${column('customer_id')}::uuid[],
+                  ${column('feature_id')}::uuid[], ${column('subscription_id')}::uuid[], ${column('event_idempotency_key')}::text[],
+                  ${column('model')}::text[], ${column('flow_id')}::text[], ${column('at')}::timestamptz[], ${column('context')}::jsonb[])
+        as r(id, account_id, customer_id, feature_id, subscription_id, idempotency_key, model, flow_id, at, context)
+    on conflict (account_id, event_idempotency_key) do nothing`.execute(db);
+}
+
 /** Whether an event with this idempotency key is stored (a statement of its own: sees what has committed). */
 export async function eventKeyExists(db: Executor, accountId: string, key: string): Promise<boolean> {
   const row = await db

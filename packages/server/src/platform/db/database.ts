@@ -17,11 +17,11 @@ export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
   /**
-   * For writes whose last moments may be lost in a crash without harm (entitlement-check audit
-   * markers): on PostgreSQL its sessions use synchronous_commit=off, so a commit does not wait for
-   * the WAL flush. Never for money, credits or anything a client was promised. On PGlite it is `db`.
+   * PostgreSQL: opens a connection of its own, outside the pool, with its settings (search_path),
+   * for a session that must stay open (the cache's LISTEN, ADR 0013). The caller ends it. Absent on
+   * PGlite.
    */
-  readonly relaxedDb: Db;
+  readonly connectDedicated?: () => Promise<pg.Client>;
   /** Runs fn on one session whose `exec` accepts multi-statement scripts (migrations). */
   withSession<T>(fn: (exec: ScriptRunner) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -63,13 +63,20 @@ function openPostgres(options: { url: string; poolSize?: number; searchPath?: st
   const searchPath = options.searchPath ? [`-c search_path=${options.searchPath}`] : [];
   const poolSize = options.poolSize ?? 20;
   const pool = newPool(poolSize, searchPath);
-  const relaxedPool = newPool(Math.max(2, Math.ceil(poolSize / 4)), [...searchPath, '-c synchronous_commit=off']);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
-  const relaxedDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withNamedStatements(relaxedPool) }) });
   return {
     kind: 'postgres',
     db,
-    relaxedDb,
+    async connectDedicated() {
+      const client = new pg.Client({ connectionString: options.url, keepAlive: true, ...(searchPath.length > 0 ? { options: searchPath.join(' ') } : {}) });
+      try {
+        await client.connect();
+      } catch (err) {
+        await client.end().catch(() => {});
+        throw err;
+      }
+      return client;
+    },
     async withSession(fn) {
       const client = await pool.connect();
       try {
@@ -83,9 +90,9 @@ function openPostgres(options: { url: string; poolSize?: number; searchPath?: st
     },
     async close() {
       // Kysely's destroy is a no-op when it never ran a query itself (the migrator uses the pool
-      // directly), so end the pools explicitly.
-      await Promise.all([db.destroy(), relaxedDb.destroy()]);
-      for (const p of [pool, relaxedPool]) if (!p.ended) await p.end();
+      // directly), so end the pool explicitly.
+      await db.destroy();
+      if (!pool.ended) await pool.end();
     },
   };
 }
@@ -134,7 +141,6 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     return {
       kind: 'pglite',
       db,
-      relaxedDb: db,
       // Acquiring a Kysely connection holds the driver's mutex, so exec runs alone.
       withSession: (fn) =>
         db.connection().execute(() => fn(async (sql) => (await client.exec(sql, { parsers: PGLITE_PARSERS })).at(-1)?.rows ?? [])),

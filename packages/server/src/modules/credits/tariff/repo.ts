@@ -200,3 +200,36 @@ export async function liveDenominations(db: Executor, accountId: string, wanted:
     .execute();
   return new Set(rows.map((r) => r.denomination));
 }
+
+// Chain tails for the node cache (tariff/cache.ts): the newest row at `at` and every later row.
+
+
+/** One weight chain from its newest row at `at` on (every scheduled row included), newest first. */
+export function weightChainTail(db: Executor, accountId: string, featureId: string, model: string | null, at: Date) {
+  const chain = (alias: 'w' | 'floor') =>
+    db
+      .selectFrom(`credit_weights as ${alias}`)
+      .where(`${alias}.account_id`, '=', accountId)
+      .where(`${alias}.feature_id`, '=', featureId)
+      .where(sql<string>`coalesce(${sql.ref(`${alias}.model`)}, '')`, '=', model ?? '');
+  return chain('w')
+    .select(['w.id', 'w.model', 'w.credits_per_unit', 'w.effective_from'])
+    .where('w.effective_from', '>=', (eb) =>
+      eb.fn.coalesce(chain('floor').select((e) => e.fn.max('floor.effective_from').as('m')).where('floor.effective_from', '<=', at), sql<Date>`'-infinity'::timestamptz`),
+    )
+    .orderBy('w.effective_from', 'desc')
+    .execute();
+}
+
+/** One denomination's price chain from its newest row at `at` on, newest first. */
+export function priceChainTail(db: Executor, accountId: string, denomination: string, at: Date) {
+  const chain = (alias: 'p' | 'floor') =>
+    db.selectFrom(`credit_prices as ${alias}`).where(`${alias}.account_id`, '=', accountId).where(`${alias}.denomination`, '=', denomination);
+  return chain('p')
+    .select(['p.id', 'p.price_per_credit', 'p.currency', 'p.effective_from'])
+    .where('p.effective_from', '>=', (eb) =>
+      eb.fn.coalesce(chain('floor').select((e) => e.fn.max('floor.effective_from').as('m')).where('floor.effective_from', '<=', at), sql<Date>`'-infinity'::timestamptz`),
+    )
+    .orderBy('p.effective_from', 'desc')
+    .execute();
+}

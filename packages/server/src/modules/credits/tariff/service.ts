@@ -25,6 +25,7 @@ import {
   type WeightMatch,
   type TariffStatus,
 } from './domain.js';
+import { cachedPriceAt, cachedWeightAt, forgetTariff } from './cache.js';
 import { publishWarnings, type GuardLog, type TariffWarning } from './guard.js';
 import * as repo from './repo.js';
 import type { PricePublish, WeightPublish } from './schema.js';
@@ -44,6 +45,20 @@ export async function resolveWeight(db: Executor, accountId: string, featureId: 
 export async function findPriceAt(db: Executor, accountId: string, denomination: string, at: Date): Promise<{ id: string; pricePerCredit: Decimal; currency: string } | null> {
   const row = await repo.priceAt(db, accountId, denomination, at);
   return row ? { id: row.id, pricePerCredit: dec(row.price_per_credit), currency: row.currency } : null;
+}
+
+/**
+ * `resolveWeight` through the node cache (the entitlement check's quote): the same answer, from
+ * memory while the chains' tails are cached (ADR 0013).
+ */
+export async function resolveWeightCached(ctx: Pick<AppContext, 'cache' | 'db'>, accountId: string, featureId: string, model: string | null, at: Date) {
+  return (await cachedWeightAt(ctx.cache, ctx.db, accountId, featureId, model, at)) ?? resolveWeight(ctx.db, accountId, featureId, model, at);
+}
+
+/** `findPriceAt` through the node cache: the same answer, from memory while the chain's tail is cached. */
+export async function findPriceAtCached(ctx: Pick<AppContext, 'cache' | 'db'>, accountId: string, denomination: string, at: Date) {
+  const cached = await cachedPriceAt(ctx.cache, ctx.db, accountId, denomination, at);
+  return cached ? (cached.price ?? null) : findPriceAt(ctx.db, accountId, denomination, at);
 }
 
 /** The weight in effect at `at` of every (feature, model) chain, ordered by feature key, default row before model rows. */
@@ -173,6 +188,7 @@ export async function publishWeights(ctx: AppContext, accountId: string, created
       if (!replay) throw conflict(`A different tariff is already published at ${input.effectiveFrom.toISOString()} — pick another effective time`);
       return classifyWeights(replay.map((r) => r.row), now);
     }
+    await forgetTariff(ctx.cache, tx, accountId);
     const inserted = await insertOnce(input.effectiveFrom, 'tariff', () =>
       repo.insertWeights(
         tx,
@@ -211,6 +227,7 @@ export async function deleteWeight(ctx: AppContext, accountId: string, id: strin
     if (!row) throw notFound(`Credit weight not found: ${id}`);
     if (isInEffect(row.effective_from, ctx.clock.now())) throw invalid(SCHEDULED_ONLY_MESSAGE);
     await repo.deleteWeight(tx, accountId, id);
+    await forgetTariff(ctx.cache, tx, accountId);
   });
 }
 
@@ -232,6 +249,7 @@ export async function publishPrices(ctx: AppContext, accountId: string, createdB
       if (!replay) throw conflict(`A different price book is already published at ${input.effectiveFrom.toISOString()} — pick another effective time`);
       return classify(replay, priceChain, now);
     }
+    await forgetTariff(ctx.cache, tx, accountId);
     const inserted = await insertOnce(input.effectiveFrom, 'price book', () =>
       repo.insertPrices(
         tx,
@@ -269,6 +287,7 @@ export async function deletePrice(ctx: AppContext, accountId: string, id: string
     if (!row) throw notFound(`Credit price not found: ${id}`);
     if (isInEffect(row.effective_from, ctx.clock.now())) throw invalid(SCHEDULED_ONLY_MESSAGE);
     await repo.deletePrice(tx, accountId, id);
+    await forgetTariff(ctx.cache, tx, accountId);
   });
 }
 
