@@ -40,7 +40,7 @@ export async function pnlReport(ctx: AppContext, accountId: string, w: DayWindow
   const featureIds = [...new Set(linked.map((r) => r.featureId))];
 
   const { perUnit } = await countOutcomes(ctx.db, accountId, w, parentOf);
-  const events = await sumFeatureEventTotals(ctx.db, accountId, featureIds, startOf(w.from), startOf(w.to));
+  const events = await sumFeatureEventTotals(ctx, accountId, featureIds, startOf(w.from), startOf(w.to));
   const features = new Map(
     (await Promise.all(featureIds.map((id) => findFeature(ctx.db, accountId, id)))).filter((f) => f !== undefined).map((f) => [f.id, f]),
   );

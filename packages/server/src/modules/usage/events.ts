@@ -1,6 +1,5 @@
 import type { AppContext } from '../../platform/context.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
-import type { Executor } from '../../platform/db/database.js';
 import { dec, type Decimal } from '../../platform/money.js';
 import * as catalogRepo from '../catalog/index.js';
 import * as customersRepo from '../customers/index.js';
@@ -95,9 +94,10 @@ export type FeatureEventTotals = { eventCount: number; revenueAmount: Decimal; c
  * Per feature (of `featureIds`, this account's): the count, Σ revenueAmount and Σ costAmount of
  * its CLIENT_TRACKED and ENTITLEMENT_CHECKED events with occurredAt in [from, to), summed in SQL,
  * exact, in the account's currency (major units). A feature without events is absent. For the
- * spend module's feature P&L.
+ * spend module's feature P&L. This node's check audit rows written behind are flushed first (ADR 0013).
  */
-export async function sumFeatureEventTotals(db: Executor, accountId: string, featureIds: readonly string[], from: Date, to: Date): Promise<Map<string, FeatureEventTotals>> {
-  const rows = await repo.sumEventsPerFeature(db, accountId, featureIds, from, to);
+export async function sumFeatureEventTotals(ctx: Pick<AppContext, 'db' | 'batches'>, accountId: string, featureIds: readonly string[], from: Date, to: Date): Promise<Map<string, FeatureEventTotals>> {
+  await ctx.batches.flush();
+  const rows = await repo.sumEventsPerFeature(ctx.db, accountId, featureIds, from, to);
   return new Map(rows.map((r) => [r.feature_id, { eventCount: Number(r.event_count), revenueAmount: dec(r.revenue_amount), costAmount: dec(r.cost_amount) }]));
 }
