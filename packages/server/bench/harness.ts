@@ -39,10 +39,16 @@ export type Measured = {
   p99: number;
   /** Socket errors, timeouts and non-2xx answers. */
   errors: number;
+  /** What the errors were (status codes, timeouts), when there were any. */
+  errorDetail?: string;
   /** Events acknowledged (scenarios with `events`), including the retried cut-off requests. */
   acked: number;
   /** Requests written but unanswered when the load generator stopped at the deadline (retried). */
   cutOff: number;
+  /** Requests answered (any status). */
+  answered: number;
+  /** CPU time (user + system) of the server process per answered request, in microseconds. */
+  cpuPerRequest?: number;
   /** The after-run check (ledger audit always; stored vs acknowledged events when `events`). */
   check?: Check;
 };
@@ -79,6 +85,8 @@ export class Harness {
     readonly ready: Ready,
     rawPort: number,
     readonly seconds: number,
+    /** The CPU time used so far by the Tally server and the raw server (see cpuOf). */
+    private readonly cpu: { tally?: () => Promise<number>; raw?: () => Promise<number> } = {},
     readonly connections = 50,
   ) {
     this.base = `http://127.0.0.1:${ready.port}`;
@@ -97,7 +105,9 @@ export class Harness {
   /** Measures one scenario, then runs the after-run check (audit; stored vs acknowledged events). */
   async measure(s: Scenario): Promise<Measured> {
     const before = await this.state();
+    const cpuBefore = await this.cpu.tally?.();
     const { unanswered, ...measured } = await load(this.base, s, this.seconds, s.connections ?? this.connections, s.auth ?? { 'x-api-key': this.ready.apiKey });
+    if (cpuBefore !== undefined) measured.cpuPerRequest = ((await this.cpu.tally!()) - cpuBefore) / Math.max(1, measured.answered);
     // A client whose request timed out retries it with the same idempotency key: the answer
     // (stored, or duplicate when the first attempt went through) acknowledges its events.
     for (const sent of unanswered) {
@@ -122,8 +132,10 @@ export class Harness {
     let measured = this.#rawCache.get(key);
     if (!measured) {
       const name = `raw-${kind === 'select' ? 'pk-select' : 'insert'}${connections === this.connections ? '' : `-${connections}conn`}`;
-      measured = await load(this.#rawBase, { name, method: kind === 'select' ? 'GET' : 'POST', path: `/raw/${kind}`, body: () => '{}' }, this.seconds, connections, {});
-      this.#rawCache.set(key, measured);
+      const cpuBefore = await this.cpu.raw?.();
+      const { unanswered: _, ...raw } = await load(this.#rawBase, { name, method: kind === 'select' ? 'GET' : 'POST', path: `/raw/${kind}`, body: () => '{}' }, this.seconds, connections, {});
+      if (cpuBefore !== undefined) raw.cpuPerRequest = ((await this.cpu.raw!()) - cpuBefore) / Math.max(1, raw.answered);
+      this.#rawCache.set(key, (measured = raw));
     }
     return measured;
   }
@@ -145,7 +157,7 @@ export class Harness {
     console.log(`\n${title}`);
     console.log(
       'scenario'.padEnd(24), 'req/s'.padStart(8), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), 'errors'.padStart(6),
-      'vs Tally baseline'.padStart(30), 'x raw'.padStart(6), 'p99 x raw'.padStart(9), '  check', '  target',
+      'cpu us/req'.padStart(10), 'vs Tally baseline'.padStart(30), 'x raw'.padStart(6), 'p99 x raw'.padStart(9), '  check', '  target',
     );
     for (const { r, baseline, raw, target } of rows) {
       console.log(
@@ -154,10 +166,11 @@ export class Harness {
         String(r.p50).padStart(7),
         String(r.p99).padStart(7),
         String(r.errors).padStart(6),
+        (r.cpuPerRequest === undefined ? '' : r.cpuPerRequest.toFixed(0)).padStart(10),
         (baseline ? `${(r.rps / baseline.rps).toFixed(2)}x of ${baseline.name}` : '(baseline)').padStart(30),
         (raw ? (r.rps / raw.rps).toFixed(2) : '').padStart(6),
         (raw ? (r.p99 / Math.max(1, raw.p99)).toFixed(1) : '').padStart(9),
-        ` ${describeCheck(r.check)}`,
+        ` ${describeCheck(r.check)}${r.errorDetail ? `; errors: ${r.errorDetail}` : ''}`,
         ` ${target?.text ?? ''}`,
       );
     }
@@ -248,7 +261,10 @@ async function load(base: string, s: Scenario, seconds: number, connections: num
     ],
   });
   const answered = result.requests.total + result.errors;
+  const statuses = Object.entries(result.statusCodeStats as Record<string, { count: number }>).filter(([code]) => !code.startsWith('2'));
+  const detail = [...statuses.map(([code, { count }]) => `${count}x HTTP ${code}`), ...(result.timeouts ? [`${result.timeouts} timeouts`] : []), ...(result.errors - result.timeouts ? [`${result.errors - result.timeouts} socket errors`] : [])];
   return {
+    ...(detail.length > 0 ? { errorDetail: detail.join(', ') } : {}),
     name: s.name,
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -256,6 +272,7 @@ async function load(base: string, s: Scenario, seconds: number, connections: num
     errors: result.errors + result.timeouts + result.non2xx,
     acked,
     cutOff: Math.max(0, result.requests.sent - answered),
+    answered: result.requests.total,
     unanswered: [...inFlight].flatMap((c) => (c.sent ? [c.sent] : [])),
   };
 }
@@ -276,4 +293,18 @@ export async function stop(child: ChildProcess): Promise<void> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.send('stop');
   await exited;
+}
+
+/** Asks a bench process (server.ts, raw-server.ts) for the CPU time it has used, in microseconds. */
+export function cpuOf(child: ChildProcess): () => Promise<number> {
+  return () =>
+    new Promise((resolve) => {
+      const onMessage = (m: unknown) => {
+        if (typeof m !== 'object' || m === null || !('cpuMicros' in m)) return;
+        child.off('message', onMessage);
+        resolve((m as { cpuMicros: number }).cpuMicros);
+      };
+      child.on('message', onMessage);
+      child.send('cpu');
+    });
 }

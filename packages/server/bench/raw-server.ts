@@ -27,7 +27,9 @@ async function open(): Promise<{ query: Query; accountId: string; close(): Promi
     return { query: (text, values) => db.query(text, values), accountId, close: () => db.close() };
   }
   const pg = (await import('pg')).default;
-  const pool = new pg.Pool({ connectionString: process.env.RAW_DATABASE_URL, max: 50, options: `-c search_path=${process.env.RAW_SCHEMA}` });
+  // Idle connections close after a second: the Tally server needs the database's connection slots
+  // while its own scenarios run.
+  const pool = new pg.Pool({ connectionString: process.env.RAW_DATABASE_URL, max: 50, idleTimeoutMillis: 1000, options: `-c search_path=${process.env.RAW_SCHEMA}` });
   return { query: (text, values) => pool.query(text, values), accountId: process.env.RAW_ACCOUNT_ID!, close: () => pool.end() };
 }
 
@@ -44,6 +46,11 @@ const address = app.server.address();
 process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
 
 process.on('message', async (message) => {
+  if (message === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send!({ cpuMicros: user + system });
+    return;
+  }
   if (message !== 'stop') return;
   await new Promise((r) => setTimeout(r, 500));
   await app.close();

@@ -15,7 +15,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { forkReady, Harness, stop, type Mode, type Ready, type Suite } from './harness.js';
+import { cpuOf, forkReady, Harness, stop, type Mode, type Ready, type Suite } from './harness.js';
 import { ingestBatch } from './scenarios/ingest-batch.js';
 import { monetization } from './scenarios/monetization.js';
 import { spendReport, spendSync } from './scenarios/spend.js';
@@ -35,9 +35,10 @@ const tally = await forkReady<Ready>('./server.ts', {
   BENCH_DATABASE_URL: url,
   ...(tmp ? { BENCH_DATA_DIR: join(tmp, 'data') } : {}),
   NODE_ENV: 'production',
-}, process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
+  BENCH_SPEND: selected.some((s) => s.name.startsWith('spend')) ? 'on' : 'off',
+});
 const raw = await forkReady<{ port: number }>('./raw-server.ts', tmp ? { RAW_PGLITE_DIR: join(tmp, 'raw') } : { RAW_DATABASE_URL: url, RAW_SCHEMA: tally.ready.schema, RAW_ACCOUNT_ID: tally.ready.accountId });
-const h = new Harness(mode, tally.ready, raw.ready.port, seconds);
+const h = new Harness(mode, tally.ready, raw.ready.port, seconds, { tally: cpuOf(tally.child), raw: cpuOf(raw.child) });
 try {
   await h.warmup();
   for (const suite of selected) await suite.run(h);

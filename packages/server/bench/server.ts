@@ -1,13 +1,15 @@
 /**
  * The service under benchmark, in its own process so the load generator does not share its event
  * loop. Adds bench-only routes behind the same tenant-key authentication as every Client API route:
- * a primary-key SELECT and a single-row INSERT (the Tally baselines), and `state` (events stored
- * and the ledger audit, read by the harness after every scenario).
+ * a primary-key SELECT and a single-row INSERT (the Tally baselines), `auth` (authentication and
+ * nothing else), and `state` (events stored and the ledger audit, read after every scenario).
  * BENCH_MODE=postgres (default): a fresh schema on BENCH_DATABASE_URL, pool of 50.
  * BENCH_MODE=embedded: the two-command start path, PGlite in BENCH_DATA_DIR (no DATABASE_URL).
+ * BENCH_SPEND=off skips the spend fixtures (a million usage buckets) when no spend suite runs.
  */
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createAccount } from '../src/modules/accounts/service.js';
@@ -27,7 +29,7 @@ type Seed = (ctx: AppContext, accountId: string) => Promise<Record<string, unkno
 
 const embedded = process.env.BENCH_MODE === 'embedded';
 /** Fixtures in order; one line per suite that needs data of its own. */
-const seeds: Seed[] = [seedMonetization, seedCredits, ...(embedded ? [] : [seedSpendUsage, seedSpendSync])];
+const seeds: Seed[] = [seedMonetization, seedCredits, ...(embedded || process.env.BENCH_SPEND === 'off' ? [] : [seedSpendUsage, seedSpendSync])];
 
 const url = process.env.BENCH_DATABASE_URL!;
 const dataDir = process.env.BENCH_DATA_DIR!;
@@ -63,6 +65,7 @@ const runtime = await createRuntime(config, {
       const row = await runtime.ctx.db.selectFrom('accounts').select(['id', 'name']).where('id', '=', accountIdOf(request)).executeTakeFirst();
       return ok(row);
     });
+    app.get('/api/v1/client/bench/auth', async () => ok({ authenticated: true }));
     app.post('/api/v1/client/bench/insert', async (request) => {
       await runtime.ctx.db
         .insertInto('job_runs')
@@ -92,7 +95,29 @@ await runtime.app.listen({ port: 0, host: '127.0.0.1' });
 const address = runtime.app.server.address();
 process.send!({ port: typeof address === 'object' && address ? address.port : 0, apiKey, accountId, schema, username, password, ...fixture });
 
+let profiler: Session | undefined;
 process.on('message', async (message) => {
+  if (message === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send!({ cpuMicros: user + system });
+    return;
+  }
+  // The V8 CPU profiler (what `node --cpu-prof` uses) around the measured load only (bench/profile.ts).
+  if (message === 'profile:start') {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+    process.send!('profile:started');
+    return;
+  }
+  if (typeof message === 'object' && message && 'profileTo' in message && profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync((message as { profileTo: string }).profileTo, JSON.stringify(profile));
+    profiler.disconnect();
+    process.send!('profile:written');
+    return;
+  }
   if (message !== 'stop') return;
   await new Promise((r) => setTimeout(r, 2000)); // let requests cut off by the load generator finish (a usage report takes ~1 s)
   await runtime.close();

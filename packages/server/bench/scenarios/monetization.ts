@@ -22,6 +22,7 @@ export const monetization: Suite = {
     const pk = await h.measure({ name: 'pk-select', method: 'GET', path: '/api/v1/client/bench/pk' });
     const insert = await h.measure({ name: 'insert', method: 'POST', path: '/api/v1/client/bench/insert', body: () => '{}' });
     const health = await h.measure({ name: 'healthz', method: 'GET', path: '/healthz' });
+    const authOnly = await h.measure({ name: 'auth-only', method: 'GET', path: '/api/v1/client/bench/auth' });
     const idem = await h.measure({ name: 'idempotent-insert', method: 'POST', path: '/api/v1/client/bench/insert', body: () => '{}', headers: () => ({ 'idempotency-key': randomUUID() }) });
     let n = 0;
     const nextCustomer = () => `bench-${n++ % customers}`;
@@ -53,6 +54,7 @@ export const monetization: Suite = {
       { r: pk, raw: rawPk },
       { r: insert, raw: rawInsert },
       { r: health, baseline: pk, raw: rawPk },
+      { r: authOnly, baseline: pk, raw: rawPk, target: { text: 'informational: tenant-key authentication, no work', met: true } },
       { r: idem, baseline: insert, raw: rawInsert, target: { text: 'informational: cost of Idempotency-Key', met: true } },
       { r: check, baseline: pk, raw: rawPk, target: t.check(check) },
       { r: checkNoRecord, baseline: pk, raw: rawPk, target: { text: 'informational: without the audit event', met: true } },

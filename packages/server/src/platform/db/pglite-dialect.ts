@@ -1,4 +1,4 @@
-import { types, type PGlite, type ParserOptions } from '@electric-sql/pglite';
+import { parse, protocol, types, type PGlite, type ParserOptions } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -57,15 +57,15 @@ class PGliteDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
-    await connection.executeQuery(CompiledQuery.raw(`begin${level}`));
+    await (connection as PGliteConnection).control(`begin${level}`);
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+    await (connection as PGliteConnection).control('commit');
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+    await (connection as PGliteConnection).control('rollback');
   }
 
   async releaseConnection(): Promise<void> {
@@ -96,22 +96,105 @@ export const PGLITE_PARSERS: ParserOptions = {
   [types.JSONB]: parseJsonb,
 };
 
+/** Distinct statement texts kept as named prepared statements on the one session. */
+const MAX_NAMED_STATEMENTS = 500;
+
+type Prepared = { name: string; paramTypes: number[] };
+
+/**
+ * Runs each parameterised query text as a named prepared statement: the first call parses it and
+ * learns its parameter types (Parse + Describe), every call then sends Bind, Describe, Execute and
+ * Sync as one protocol message. PGlite's `query` sends six messages one by one and parses and
+ * plans the text every time; this is about a third of its cost per statement (ADR 0014). Values are
+ * serialized and rows parsed exactly as `query` does (PGlite's serializers by parameter type, its
+ * parsers plus PGLITE_PARSERS). Prepared statements are not transactional, so a rollback keeps them;
+ * a text that fails to prepare is not remembered. A query without parameters runs as one unnamed
+ * statement in one message; texts beyond MAX_NAMED_STATEMENTS go through `query` unchanged.
+ */
 class PGliteConnection implements DatabaseConnection {
+  readonly #prepared = new Map<string, Prepared>();
+  /**
+   * PGlite's parsers (built at start-up, array types included) with PGLITE_PARSERS on top, merged
+   * once: passing `parsers` per call makes PGlite copy its whole table (hundreds of array types)
+   * on every query, a fifth of the embedded server's CPU time per statement.
+   */
+  #parsers: PGlite['parsers'] | undefined;
+
   constructor(private readonly pg: PGlite) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pg.query<R>(query.sql, query.parameters as unknown[], { parsers: PGLITE_PARSERS });
+    if (this.pg.closed) throw new Error('PGlite is closed');
+    const parameters = query.parameters as unknown[];
+    const result = await this.#run(query.sql, parameters);
     const affected = result.affectedRows;
     return {
-      rows: result.rows,
+      rows: result.rows as R[],
       ...(affected !== undefined && affected !== null && /^(insert|update|delete|merge)/i.test(query.sql.trimStart())
         ? { numAffectedRows: BigInt(affected) }
         : {}),
     };
   }
 
+  /** BEGIN, COMMIT or ROLLBACK: one simple-protocol message (Query + its ReadyForQuery). */
+  async control(text: 'commit' | 'rollback' | `begin${string}`): Promise<void> {
+    await this.pg.execProtocol(protocol.serialize.query(text));
+  }
+
+  async #run(text: string, parameters: unknown[]): Promise<{ rows: unknown[]; affectedRows?: number }> {
+    try {
+      if (parameters.length === 0) {
+        // One unnamed statement, as `query` would run it, in one message.
+        return this.#results(await this.pg.execProtocol(concat([protocol.serialize.parse({ text }), ...portal('')])));
+      }
+      const prepared = await this.#prepare(text);
+      if (!prepared) return await this.pg.query(text, parameters, { parsers: PGLITE_PARSERS });
+      const values = parameters.map((value, i) => {
+        if (value === null || value === undefined) return null;
+        const serializer = this.pg.serializers[prepared.paramTypes[i]!];
+        return serializer ? serializer(value) : String(value);
+      });
+      return this.#results(await this.pg.execProtocol(concat(portal(prepared.name, values))));
+    } catch (err) {
+      // As PGlite's query does: the failing statement travels with the error (logs only).
+      if (err && typeof err === 'object') Object.assign(err, { query: text, params: parameters });
+      throw err;
+    }
+  }
+
+  async #prepare(text: string): Promise<Prepared | undefined> {
+    const known = this.#prepared.get(text);
+    if (known || this.#prepared.size >= MAX_NAMED_STATEMENTS) return known;
+    const name = `tally_${this.#prepared.size}`;
+    const { messages } = await this.pg.execProtocol(
+      concat([protocol.serialize.parse({ name, text }), protocol.serialize.describe({ type: 'S', name }), protocol.serialize.sync()]),
+    );
+    const prepared = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
+    this.#prepared.set(text, prepared);
+    return prepared;
+  }
+
+  #results({ messages }: { messages: Parameters<typeof parse.parseResults>[0] }) {
+    this.#parsers ??= { ...this.pg.parsers, ...PGLITE_PARSERS };
+    return parse.parseResults(messages, this.#parsers)[0]!;
+  }
+
   // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('Streaming queries are not supported on the embedded database');
   }
+}
+
+/** Bind (the statement and its text values), Describe Portal, Execute, Sync. */
+function portal(statement: string, values: (string | null)[] = []): Uint8Array[] {
+  return [protocol.serialize.bind({ statement, values }), protocol.serialize.describe({ type: 'P' }), protocol.serialize.execute({}), protocol.serialize.sync()];
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
 }

@@ -1,0 +1,66 @@
+/**
+ * Profiles one route of the bench server under load: starts bench/server.ts, warms it, starts the
+ * V8 CPU profiler in it (the one `node --cpu-prof` uses, here around the measured load only),
+ * drives one scenario for BENCH_SECONDS at 50 connections, writes the profile and prints its
+ * summary (bench/profile-summary.ts). Diagnostic only (ADR 0010, 0014).
+ *   node --import tsx bench/profile.ts pk|check|check-norec|ingest|credit-hot [--embedded]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { cpuOf, forkReady, Harness, stop, type Ready, type Scenario } from './harness.js';
+
+const embedded = process.argv.includes('--embedded');
+const which = process.argv[2] ?? 'pk';
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const tmp = mkdtempSync(join(tmpdir(), 'tally-profile-'));
+const profile = join(tmp, `${process.argv[2] ?? 'pk'}.cpuprofile`);
+const tally = await forkReady<Ready>(
+  './server.ts',
+  {
+    BENCH_MODE: embedded ? 'embedded' : 'postgres',
+    BENCH_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    BENCH_DATA_DIR: join(tmp, 'data'),
+    BENCH_SPEND: 'off',
+    NODE_ENV: 'production',
+  },
+);
+const h = new Harness(embedded ? 'embedded' : 'postgres', tally.ready, 0, seconds, { tally: cpuOf(tally.child) });
+const { featureKey, creditFeatureKey } = tally.ready as unknown as { featureKey: string; creditFeatureKey: string };
+let n = 0;
+const event = (customer: () => string, feature: string) => () =>
+  JSON.stringify({ eventName: 'msg', eventIdempotencyKey: randomUUID(), customerReferenceId: customer(), featureKey: feature, usageUnits: 2, costInput: { model: 'gpt' } });
+const scenarios: Record<string, Scenario> = {
+  pk: { name: 'pk-select', method: 'GET', path: '/api/v1/client/bench/pk' },
+  check: { name: 'entitlement-get', method: 'GET', path: () => `/api/v1/client/entitlements/bench-${n++ % 50}/${featureKey}` },
+  'check-norec': { name: 'entitlement-get-norec', method: 'GET', path: () => `/api/v1/client/entitlements/bench-${n++ % 50}/${featureKey}?record=false` },
+  ingest: { name: 'ingest-spread', method: 'POST', path: '/api/v1/client/events', body: event(() => `bench-${n++ % 50}`, featureKey), events: (s) => (s < 300 || s === 409 ? 1 : 0) },
+  'credit-hot': { name: 'credit-ingest-hot', method: 'POST', path: '/api/v1/client/events', body: event(() => 'bench-credit-0', creditFeatureKey), events: (s) => (s < 300 || s === 409 ? 1 : 0) },
+};
+function ask(message: unknown, answer: string): Promise<void> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      if (m !== answer) return;
+      tally.child.off('message', onMessage);
+      resolve();
+    };
+    tally.child.on('message', onMessage);
+    tally.child.send(message as string);
+  });
+}
+const scenario = scenarios[which];
+if (!scenario) throw new Error(`unknown scenario ${which}: one of ${Object.keys(scenarios).join(', ')}`);
+try {
+  await h.warmup();
+  await ask('profile:start', 'profile:started');
+  const r = await h.measure(scenario);
+  await ask({ profileTo: profile }, 'profile:written');
+  console.log(`${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, server CPU ${r.cpuPerRequest?.toFixed(0)} us/request`);
+} finally {
+  await stop(tally.child);
+}
+console.log(execFileSync(process.execPath, ['--import', 'tsx', new URL('./profile-summary.ts', import.meta.url).pathname, profile, process.env.PROFILE_TOP ?? '30'], { encoding: 'utf8' }));
+if (process.env.PROFILE_KEEP) console.log(`profile kept in ${profile}`);
+else rmSync(tmp, { recursive: true, force: true });
