@@ -23,13 +23,14 @@ import type { AppContext } from '../src/platform/context.js';
 import { seedCredits, seedMonetization } from './fixtures.js';
 import { seedSpendUsage } from './spend-report.js';
 import { seedSpendSync, startBenchVendor } from './spend-sync.js';
+import { seedSpendEvaluate } from './scenarios/spend-evaluate.js';
 
 /** A fixture: seeds the bench account and returns what the scenarios need (merged into `ready`). */
 type Seed = (ctx: AppContext, accountId: string) => Promise<Record<string, unknown>>;
 
 const embedded = process.env.BENCH_MODE === 'embedded';
 /** Fixtures in order; one line per suite that needs data of its own. */
-const seeds: Seed[] = [seedMonetization, seedCredits, ...(embedded || process.env.BENCH_SPEND === 'off' ? [] : [seedSpendUsage, seedSpendSync])];
+const seeds: Seed[] = [seedMonetization, seedCredits, ...(embedded || process.env.BENCH_SPEND === 'off' ? [] : [seedSpendUsage, seedSpendSync, seedSpendEvaluate])];
 
 const url = process.env.BENCH_DATABASE_URL!;
 const dataDir = process.env.BENCH_DATA_DIR!;

@@ -34,3 +34,7 @@ create table spend_alerts (
 -- GET /alerts: the latest 200, newest first; the unacknowledged ones; the digest's count by time.
 create index spend_alerts_recent_idx on spend_alerts (account_id, fired_at desc, created_seq desc);
 create index spend_alerts_unacked_idx on spend_alerts (account_id, fired_at desc, created_seq desc) where acked_at is null;
+
+-- Allocation (budget evaluation, reports) matches each usage group to its rules by equality on
+-- (provider, kind, value): one index probe per group and kind, whatever the number of rules.
+create index spend_rules_match_idx on spend_rules (account_id, provider, match_kind, match_value);

@@ -7,7 +7,7 @@ import { allocate, type Allocation } from './allocation.js';
 import { evaluationWindows, planEvaluation, type BudgetState, type PlannedAlert, type UnitSpend } from './alerts-domain.js';
 import * as repo from './alerts-repo.js';
 import { listBudgets, type BudgetRow } from './budgets-repo.js';
-import { enqueueSpendEvent, type DeliveryLog } from './deliveries.js';
+import { enqueueSpendEvents, type DeliveryLog } from './deliveries.js';
 import { enforceUnitBudget, failedEnforcementUnits } from './gateway.js';
 
 /**
@@ -55,7 +55,7 @@ export async function evaluateBudgets(ctx: AppContext, accountId: string, log: D
     const live = await repo.unitIds(tx, accountId);
     const rows = await repo.insertNewAlerts(tx, plan.alerts.filter((a) => live.has(a.spendUnitId)).map((a) => toRow(accountId, a, now)));
     const fired = rows.map(toAlertView);
-    for (const alert of fired) await enqueueSpendEvent(ctx, tx, { accountId, type: 'spend.alert', payload: alertPayload(alert) }, log);
+    await enqueueSpendEvents(ctx, tx, { accountId, type: 'spend.alert', payloads: fired.map(alertPayload) }, log);
     return { fired, dropped };
   });
   // Units whose bump was dropped, and those whose last gateway push failed (tried again each run).

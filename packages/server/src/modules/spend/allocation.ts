@@ -106,20 +106,28 @@ async function ownAndEstimates(tx: Tx, accountId: string, w: DayWindow, personLe
       select provider, workspace_id, api_key_id, actor, sum(case when priced then metered_raw end) as m
         from p group by provider, workspace_id, api_key_id, actor
     ),
-    a as (
-      select d.m, (
-        select r.spend_unit_id
-          from spend_rules r join spend_units u on u.account_id = r.account_id and u.id = r.spend_unit_id
-         where r.account_id = ${accountId} and r.provider = d.provider
-           and ((r.match_kind = 'WORKSPACE_ID' and r.match_value = d.workspace_id)
-             or (r.match_kind = 'API_KEY_ID' and r.match_value = d.api_key_id)
-             or (r.match_kind = 'ACTOR' and r.match_value = d.actor))
-           and (u.type <> 'PERSON' or ${personLevel})
-         order by r.priority, r.created_seq
-         limit 1) as unit_id
-        from d
+    -- The rules each group matches: one equality probe per match kind (spend_rules_match_idx), so the
+    -- cost grows with groups + rules, never groups × rules; then the first by priority, then creation.
+    hit as (
+      select distinct on (m.provider, m.workspace_id, m.api_key_id, m.actor) m.spend_unit_id, m.m
+        from (
+          select d.*, r.spend_unit_id, r.priority, r.created_seq
+            from d join spend_rules r on r.account_id = ${accountId} and r.provider = d.provider and r.match_kind = 'WORKSPACE_ID' and r.match_value = d.workspace_id
+          union all
+          select d.*, r.spend_unit_id, r.priority, r.created_seq
+            from d join spend_rules r on r.account_id = ${accountId} and r.provider = d.provider and r.match_kind = 'API_KEY_ID' and r.match_value = d.api_key_id
+          union all
+          select d.*, r.spend_unit_id, r.priority, r.created_seq
+            from d join spend_rules r on r.account_id = ${accountId} and r.provider = d.provider and r.match_kind = 'ACTOR' and r.match_value = d.actor
+        ) m
+        join spend_units u on u.account_id = ${accountId} and u.id = m.spend_unit_id
+       where u.type <> 'PERSON' or ${personLevel}
+       order by m.provider, m.workspace_id, m.api_key_id, m.actor, m.priority, m.created_seq
     )
-    select 'unit' as kind, unit_id::text as unit_id, sum(m) as cents, null::text as provider, null::text as model from a group by unit_id
+    select 'unit' as kind, spend_unit_id::text as unit_id, sum(m) as cents, null::text as provider, null::text as model from hit group by spend_unit_id
+    union all
+    -- Unattributed: the rest of the window, exactly (NUMERIC), so Σ own + unattributed = total.
+    select 'unit', null, (select sum(m) from d) - coalesce((select sum(m) from hit), 0), null, null
     union all
     select distinct 'unresolved', null::text, null::numeric, provider, model from p where not resolved`.execute(tx);
   const actors = personLevel ? await actorRows(tx, accountId, w) : [];

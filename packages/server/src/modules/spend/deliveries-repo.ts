@@ -8,29 +8,39 @@ import { MAX_DELIVERY_ATTEMPTS } from './deliveries-domain.js';
 export type SpendDeliveryRow = Selectable<SpendDeliveriesTable>;
 
 /** Outbox rows of one event, one per channel, PENDING and due now. */
-export async function insertDeliveries(
+export function insertDeliveries(
   db: Executor,
   input: { accountId: string; type: SpendEventType; payload: Record<string, unknown>; channels: SpendDeliveryChannel[]; now: Date },
 ): Promise<SpendDeliveryRow[]> {
-  if (input.channels.length === 0) return [];
-  const payload = toJsonb(input.payload);
-  return db
-    .insertInto('spend_deliveries')
-    .values(
-      input.channels.map((channel) => ({
-        id: newId(input.now.getTime()),
-        account_id: input.accountId,
-        event_type: input.type,
-        channel,
-        payload,
-        status: 'PENDING' as const,
-        attempts: 0,
-        next_attempt_at: input.now,
-        created_at: input.now,
-      })),
-    )
-    .returningAll()
-    .execute();
+  return insertEventDeliveries(db, { ...input, payloads: [input.payload] });
+}
+
+/** Rows per INSERT statement (9 parameters each). */
+const INSERT_CHUNK = 1000;
+
+/** Outbox rows of several events of one account and type (an evaluation's alerts): one per event and channel, in event order. */
+export async function insertEventDeliveries(
+  db: Executor,
+  input: { accountId: string; type: SpendEventType; payloads: Record<string, unknown>[]; channels: SpendDeliveryChannel[]; now: Date },
+): Promise<SpendDeliveryRow[]> {
+  if (input.channels.length === 0 || input.payloads.length === 0) return [];
+  const rows = input.payloads.flatMap((p) => {
+    const payload = toJsonb(p);
+    return input.channels.map((channel) => ({
+      id: newId(input.now.getTime()),
+      account_id: input.accountId,
+      event_type: input.type,
+      channel,
+      payload,
+      status: 'PENDING' as const,
+      attempts: 0,
+      next_attempt_at: input.now,
+      created_at: input.now,
+    }));
+  });
+  const inserted: SpendDeliveryRow[] = [];
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) inserted.push(...(await db.insertInto('spend_deliveries').values(rows.slice(i, i + INSERT_CHUNK)).returningAll().execute()));
+  return inserted;
 }
 
 /**

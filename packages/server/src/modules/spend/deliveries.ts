@@ -49,8 +49,17 @@ const pendingAfterCommit = new WeakMap<Tx, string[]>();
  * retried by the job, never thrown to the caller. A rolled-back `tx` sends nothing. Returns the row ids.
  */
 export async function enqueueSpendEvent(ctx: AppContext, tx: Tx, event: SpendEvent, log: DeliveryLog): Promise<string[]> {
-  const channels = configuredChannels(await findSpendSettingsRow(tx, event.accountId));
-  const rows = await repo.insertDeliveries(tx, { accountId: event.accountId, type: event.type, payload: event.payload, channels, now: ctx.clock.now() });
+  return enqueueSpendEvents(ctx, tx, { accountId: event.accountId, type: event.type, payloads: [event.payload] }, log);
+}
+
+/**
+ * `enqueueSpendEvent` for several events of one account and type at once (an evaluation's alerts):
+ * the settings are read once and the rows written in one statement per thousand.
+ */
+export async function enqueueSpendEvents(ctx: AppContext, tx: Tx, events: { accountId: string; type: SpendEvent['type']; payloads: Record<string, unknown>[] }, log: DeliveryLog): Promise<string[]> {
+  if (events.payloads.length === 0) return [];
+  const channels = configuredChannels(await findSpendSettingsRow(tx, events.accountId));
+  const rows = await repo.insertEventDeliveries(tx, { ...events, channels, now: ctx.clock.now() });
   if (rows.length === 0) return [];
   let ids = pendingAfterCommit.get(tx);
   if (!ids) {

@@ -24,6 +24,7 @@ export const HOURLY_SYNC_DAYS = 3;
  *   (outcome-sources-jobs.ts; never overlapping itself).
  * - `spend-budget-check`, hourly at minute 30: a budget evaluation per account with spend units
  *   (alerts-jobs.ts).
+ * - `spend-weekly-digest`, Monday 08:00: the digest of every account that turned it on (alerts-jobs.ts).
  */
 export function jobs(ctx: AppContext): Job[] {
   return [

@@ -42,7 +42,8 @@ export function pricedGroups(accountId: string, w: DayWindow, dimensions: readon
        where account_id = ${accountId} and day >= ${w.from}::date and day < ${w.to}::date
        group by provider, model, day, (service_tier = 'batch')${extra}
     ),
-    r as (${rates(accountId, sql`select distinct provider, model, day from g`)}),
+    -- Materialised: the rate lookups run once per (provider, model, day), never once per group.
+    r as materialized (${rates(accountId, sql`select distinct provider, model, day from g`)}),
     p as (
       select g.*, r.resolved, r.price_provider, r.price_model, r.ri, r.ro, r.rcr, r.rcw5, r.rcw1,
              ${pricedWhen(sql`g.u`, sql`g.cr`, sql`g.cw5`, sql`g.cw1`, sql`g.o`)} as priced,

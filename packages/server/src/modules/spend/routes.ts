@@ -5,6 +5,7 @@ import { allocationRoutes } from './allocation-routes.js';
 import { budgetRoutes } from './budgets-routes.js';
 import { connectionRoutes } from './connections-routes.js';
 import { deliveryRoutes } from './deliveries-routes.js';
+import { digestRoutes } from './digest-routes.js';
 import { invoiceRoutes } from './invoices-routes.js';
 import { marginRoutes } from './margin-routes.js';
 import { outcomeSourceRoutes } from './outcome-sources-routes.js';
@@ -32,6 +33,7 @@ export function spendRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       marginRoutes,
       budgetRoutes,
       alertRoutes,
+      digestRoutes,
       outcomeSourceRoutes,
       moreReportRoutes,
     ];

@@ -21,3 +21,11 @@ export async function lockSpendSettingsRow(db: Executor, accountId: string, now:
 export function updateSpendSettingsRow(db: Executor, accountId: string, values: Updateable<SpendSettingsTable>): Promise<SpendSettingsRow> {
   return db.updateTable('spend_settings').set(values).where('account_id', '=', accountId).returningAll().executeTakeFirstOrThrow();
 }
+
+/** Accounts whose weekly digest is on, by id, for the Monday job (keyset paging). */
+export async function pageDigestAccounts(db: Executor, after: string | null, limit = 100): Promise<{ id: string; account_id: string }[]> {
+  let query = db.selectFrom('spend_settings').select('account_id').where('digest_enabled', '=', true).orderBy('account_id').limit(limit);
+  if (after) query = query.where('account_id', '>', after);
+  const rows = await query.execute();
+  return rows.map((r) => ({ id: r.account_id, account_id: r.account_id }));
+}
