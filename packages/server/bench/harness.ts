@@ -120,10 +120,20 @@ export class Harness {
     return measured;
   }
 
-  /** Warms both servers (JIT, pools, prepared statements) before anything is measured. */
+  /**
+   * Warms both servers (JIT, pools, prepared statements) before anything is measured. The raw
+   * baselines at the run's connection count are measured here, before the Tally server's pool
+   * fills: on PostgreSQL both pools of 50 would not fit in the database's connection slots at once
+   * (the raw pool lets its connections go after a second idle). Raw port 0: no raw server (profile.ts).
+   */
   async warmup(): Promise<void> {
+    if (!this.#rawBase.endsWith(':0')) {
+      await load(this.#rawBase, { name: 'warmup', method: 'GET', path: '/raw/select' }, Math.min(2, this.seconds), this.connections, {});
+      await this.raw('select');
+      await this.raw('insert');
+      await new Promise((r) => setTimeout(r, 1500));
+    }
     await load(this.base, { name: 'warmup', method: 'GET', path: '/api/v1/client/bench/pk' }, Math.min(2, this.seconds), this.connections, { 'x-api-key': this.ready.apiKey });
-    await load(this.#rawBase, { name: 'warmup', method: 'GET', path: '/raw/select' }, Math.min(2, this.seconds), this.connections, {});
   }
 
   /** The raw baseline of one kind at a connection count, measured once per run. */
