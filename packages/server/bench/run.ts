@@ -20,9 +20,10 @@ import { ingestBatch } from './scenarios/ingest-batch.js';
 import { monetization } from './scenarios/monetization.js';
 import { spendReport, spendSync } from './scenarios/spend.js';
 import { spendEvaluate } from './scenarios/spend-evaluate.js';
+import { spendAllocation } from './spend-allocation.js';
 
 /** Every suite, in the order they run. */
-const suites: Suite[] = [monetization, ingestBatch, spendReport, spendSync, spendEvaluate];
+const suites: Suite[] = [monetization, ingestBatch, spendReport, spendSync, spendEvaluate, spendAllocation];
 
 const mode: Mode = process.argv.includes('--embedded') ? 'embedded' : 'postgres';
 const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -21,6 +21,7 @@ import { newId } from '../src/platform/ids.js';
 import { createRuntime } from '../src/runtime.js';
 import type { AppContext } from '../src/platform/context.js';
 import { seedCredits, seedMonetization } from './fixtures.js';
+import { seedSpendAllocation } from './spend-allocation.js';
 import { seedSpendUsage } from './spend-report.js';
 import { seedSpendSync, startBenchVendor } from './spend-sync.js';
 import { seedSpendEvaluate } from './scenarios/spend-evaluate.js';
@@ -30,7 +31,7 @@ type Seed = (ctx: AppContext, accountId: string) => Promise<Record<string, unkno
 
 const embedded = process.env.BENCH_MODE === 'embedded';
 /** Fixtures in order; one line per suite that needs data of its own. */
-const seeds: Seed[] = [seedMonetization, seedCredits, ...(embedded || process.env.BENCH_SPEND === 'off' ? [] : [seedSpendUsage, seedSpendSync, seedSpendEvaluate])];
+const seeds: Seed[] = [seedMonetization, seedCredits, ...(embedded || process.env.BENCH_SPEND === 'off' ? [] : [seedSpendUsage, seedSpendSync, seedSpendEvaluate, seedSpendAllocation])];
 
 const url = process.env.BENCH_DATABASE_URL!;
 const dataDir = process.env.BENCH_DATA_DIR!;

@@ -13,6 +13,7 @@ export const SPEND_ACTORS = 167;
  * (resolved by the package's matcher), the rest names no book knows (unpriced). Written by one
  * INSERT … SELECT over generate_series for the last 30 days including today (the report's default
  * window), with random token counts in every class and a vendor cost on a quarter of the rows.
+ * Actor a works in workspace `ws-(a % 25)` with API key `key-<a>` (the allocation bench's rules).
  */
 export async function seedSpendUsage(ctx: AppContext, accountId: string): Promise<{ spendRows: number; spendSeedMs: number }> {
   const started = Date.now();
@@ -31,11 +32,11 @@ export async function seedSpendUsage(ctx: AppContext, accountId: string): Promis
   }
   const today = now.toISOString().slice(0, 10);
   await sql`
-    insert into spend_usage_buckets (account_id, connection_id, provider, day, model, actor, uncached_input_tokens, cache_read_tokens,
+    insert into spend_usage_buckets (account_id, connection_id, provider, day, model, actor, workspace_id, api_key_id, uncached_input_tokens, cache_read_tokens,
                                      cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, requests, vendor_cost_cents)
     select ${accountId}::uuid,
            case when m.provider = 'ANTHROPIC' then ${connections.ANTHROPIC}::uuid else ${connections.OPENAI}::uuid end,
-           m.provider, ${today}::date - d, m.name, 'dev' || a || '@bench.example',
+           m.provider, ${today}::date - d, m.name, 'dev' || a || '@bench.example', 'ws-' || (a % 25), 'key-' || a,
            (random() * 200000)::bigint, (random() * 800000)::bigint, (random() * 40000)::bigint, (random() * 10000)::bigint,
            (random() * 50000)::bigint, case when m.provider = 'OPENAI' then (random() * 100)::bigint end,
            case when a % 4 = 0 then round((random() * 1000)::numeric, 4) end

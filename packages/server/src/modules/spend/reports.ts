@@ -48,18 +48,27 @@ export function pricedGroups(accountId: string, w: DayWindow, dimensions: readon
       select g.*, r.resolved, r.price_provider, r.price_model, r.ri, r.ro, r.rcr, r.rcw5, r.rcw1,
              ${pricedWhen(sql`g.u`, sql`g.cr`, sql`g.cw5`, sql`g.cw1`, sql`g.o`)} as priced,
              ((g.cr = 0 or r.rcr is not null) and (g.cw5 = 0 or r.rcw5 is not null) and (g.cw1 = 0 or r.rcw1 is not null)) as cache_known,
-             (case when g.batch then 0.5 else 1 end)
-               * (coalesce(g.u * r.ri, 0) + coalesce(g.cr * coalesce(r.rcr, r.ri), 0) + coalesce(g.cw5 * coalesce(r.rcw5, r.ri), 0)
-                  + coalesce(g.cw1 * coalesce(r.rcw1, r.ri), 0) + coalesce(g.o * r.ro, 0))
-               * 0.0001 as metered_raw
+             ${meteredRaw(sql`g.batch`, sql`g.u`, sql`g.cr`, sql`g.cw5`, sql`g.cw1`, sql`g.o`)} as metered_raw
         from g join r on r.provider = g.provider and r.model = g.model and r.day = g.day
     )`;
 }
 
 /**
+ * Metered cents of tokens at the rates of `r` (a missing cache rate falls back to the input rate),
+ * batch tier at half price: exact NUMERIC, and linear in the tokens, so a sum of per-bucket results
+ * equals the result on the summed tokens.
+ */
+export function meteredRaw(batch: RawBuilder<unknown>, u: RawBuilder<unknown>, cr: RawBuilder<unknown>, cw5: RawBuilder<unknown>, cw1: RawBuilder<unknown>, o: RawBuilder<unknown>) {
+  return sql`((case when ${batch} then 0.5 else 1 end)
+    * (coalesce(${u} * r.ri, 0) + coalesce(${cr} * coalesce(r.rcr, r.ri), 0) + coalesce(${cw5} * coalesce(r.rcw5, r.ri), 0)
+       + coalesce(${cw1} * coalesce(r.rcw1, r.ri), 0) + coalesce(${o} * r.ro, 0))
+    * 0.0001)`;
+}
+
+/**
  * The rate in force for each (provider, model, day) of `keys`, through the stored name match.
  */
-function rates(accountId: string, keys: RawBuilder<unknown>): RawBuilder<unknown> {
+export function rates(accountId: string, keys: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`
     select k.provider, k.model, k.day, (mm.vendor_model is not null) as resolved, mm.price_provider, mm.price_model,
            x.pri, x.ri, x.ro, x.rcr, x.rcw5, x.rcw1
@@ -69,7 +78,7 @@ function rates(accountId: string, keys: RawBuilder<unknown>): RawBuilder<unknown
 }
 
 /** A group is priced when the book has a row for its day and a rate for every token class it has. */
-function pricedWhen(u: RawBuilder<unknown>, cr: RawBuilder<unknown>, cw5: RawBuilder<unknown>, cw1: RawBuilder<unknown>, o: RawBuilder<unknown>) {
+export function pricedWhen(u: RawBuilder<unknown>, cr: RawBuilder<unknown>, cw5: RawBuilder<unknown>, cw1: RawBuilder<unknown>, o: RawBuilder<unknown>) {
   return sql`(
     (${u} = 0 and ${cr} = 0 and ${cw5} = 0 and ${cw1} = 0 and ${o} = 0)
     or (r.pri is not null and (${u} = 0 or r.ri is not null) and (${o} = 0 or r.ro is not null)

@@ -94,6 +94,33 @@ describe('spend allocation report', () => {
     assert.deepEqual(cents(rowOf(r, 'Second')), ['0', '0', '0', '0']);
   });
 
+  test('a book row without an output rate: a cell’s (model, day, batch) group with output tokens adds nothing, even its buckets without output', async () => {
+    const { f, unit, rule, report } = await setup();
+    // A seeded-style row with an input rate ($1/M) and no output rate (the operator API requires both).
+    await svc.ctx.db
+      .insertInto('spend_price_seed')
+      .values({ provider: 'ANTHROPIC', model: 'acme-output-free', effective_from: '2026-01-01', input_per_mtok: '1', output_per_mtok: null, cache_read_per_mtok: null, cache_write_5m_per_mtok: null, cache_write_1h_per_mtok: null, source: 'PACKAGE' })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    const p = await unit({ type: 'TEAM', name: 'P' });
+    const q = await unit({ type: 'TEAM', name: 'Q' });
+    await rule({ spendUnitId: p.id, provider: 'ANTHROPIC', matchKind: 'WORKSPACE_ID', matchValue: 'wrkspc_p' });
+    await rule({ spendUnitId: q.id, provider: 'ANTHROPIC', matchKind: 'WORKSPACE_ID', matchValue: 'wrkspc_q' });
+    const one = await f.connection('ANTHROPIC');
+    const two = await f.connection('ANTHROPIC');
+    // P's group holds two buckets (two connections): 1M input alone would be 100 cents, but the group
+    // also has 10 output tokens, which no rate prices, so the whole group is unpriced (as in the usage report).
+    await f.buckets(one, 'ANTHROPIC', [{ day: '2026-09-01', model: 'acme-output-free', workspace: 'wrkspc_p', u: 1_000_000 }]);
+    await f.buckets(two, 'ANTHROPIC', [
+      { day: '2026-09-01', model: 'acme-output-free', workspace: 'wrkspc_p', u: 1_000_000, o: 10 },
+      { day: '2026-09-01', model: 'acme-output-free', workspace: 'wrkspc_q', u: 2_000_000 }, // 200 cents
+    ]);
+    const r = await report();
+    assert.deepEqual(cents(rowOf(r, 'P')), ['0', '0', '0', '0']);
+    assert.deepEqual(cents(rowOf(r, 'Q')), ['200', '200', '0', '200']);
+    assert.deepEqual([dec(r.unattributedCents).toFixed(), dec(r.totalMeteredCents).toFixed()], ['0', '200']);
+  });
+
   test('PERSON units get nothing while person level is off; with it on they get their rules and estimates', async () => {
     const { f, unit, rule, report } = await setup();
     const team = await unit({ type: 'TEAM', name: 'Platform' });
