@@ -4,7 +4,7 @@ import type { Tx } from '../../platform/db/database.js';
 import { newId } from '../../platform/ids.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
 import { availableInGrants, coveredUsage, planFifoDraw, planPoolDraw, poolStatusAfter } from './domain.js';
-import { sourcesOf, type CreditDrawInput, type CreditReceipt, type ResolvedWeight } from './draw.js';
+import { sourcesOf, usageDrawMetadata, type CreditDrawInput, type CreditReceipt, type ResolvedWeight } from './draw.js';
 import type { GrantRow, PoolRow } from './repo.js';
 
 /**
@@ -91,14 +91,7 @@ export async function openCreditDraws(tx: Tx, accountId: string, targets: Credit
           after,
           subscriptionId: input.subscriptionId,
           eventId: input.eventId,
-          metadata: toJsonb({
-            credit_feature_weight_id: weight.weightId,
-            credits_per_unit: weight.weight,
-            usage_units: input.units,
-            weight_match: weight.weightMatch,
-            occurred_at: input.occurredAt.toISOString(),
-            ingested_at: input.ingestedAt.toISOString(),
-          }),
+          metadata: toJsonb(usageDrawMetadata(input, weight)),
           draws: fifo,
         });
       }

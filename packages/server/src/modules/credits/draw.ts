@@ -100,6 +100,18 @@ export type CreditReceipt = {
   usageCovered: Decimal;
 };
 
+/** The ledger metadata of a usage event's draw, the same on the single and the batch path. */
+export function usageDrawMetadata(input: Pick<CreditDrawInput, 'units' | 'occurredAt' | 'ingestedAt'>, weight: ResolvedWeight) {
+  return {
+    credit_feature_weight_id: weight.weightId,
+    credits_per_unit: weight.weight,
+    usage_units: input.units,
+    weight_match: weight.weightMatch,
+    occurred_at: input.occurredAt.toISOString(),
+    ingested_at: input.ingestedAt.toISOString(),
+  };
+}
+
 /**
  * Draws an event's charge (usageUnits × weight at the clamped occurredAt, rounded once) from the
  * subscription's linked pools in the rule's denomination, inside the ingestion transaction: pools in
@@ -134,14 +146,7 @@ export async function drawCredits(tx: Tx, input: CreditDrawInput): Promise<Credi
         description: 'Usage event',
         subscriptionId: input.subscriptionId,
         eventId: input.eventId,
-        metadata: {
-          credit_feature_weight_id: weight.weightId,
-          credits_per_unit: weight.weight,
-          usage_units: input.units,
-          weight_match: weight.weightMatch,
-          occurred_at: input.occurredAt.toISOString(),
-          ingested_at: input.ingestedAt.toISOString(),
-        },
+        metadata: usageDrawMetadata(input, weight),
         linkDrawn: { subscriptionId: input.subscriptionId, amount: d.amount },
       },
       input.now,

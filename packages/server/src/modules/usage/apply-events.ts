@@ -10,7 +10,7 @@ import { ensureCustomerForEvent } from '../customers/index.js';
 import { resolveWeight, type ResolvedWeight } from '../credits/index.js';
 import * as batchRepo from './batch-repo.js';
 import { openCreditDraws, type CreditDrawer } from './credits-seam.js';
-import { afterDraw, counterKeyOf, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
+import { afterDraw, counterKeyOf, drawInputOf, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
 import { emitRecorded, usedInPeriod } from './ingest.js';
 import { depleted, duplicate, receiptOf } from './receipts.js';
 import { usageRecorded, usageRecordedWanted } from './recorded.js';
@@ -167,20 +167,7 @@ function decide(plan: EventPlan, used: Map<string, Decimal>, drawer: CreditDrawe
   let row = plan.event;
   let receipt = null;
   if (plan.creditBacked) {
-    const drawn = drawer.draw({
-      accountId: plan.event.account_id,
-      customerId: plan.event.customer_id,
-      featureId: plan.event.feature_id,
-      denomination: plan.denomination,
-      weight: weights.get(weightId(plan))!,
-      units: plan.units,
-      model: plan.event.model,
-      now: plan.now,
-      subscriptionId: plan.event.subscription_id,
-      eventId: plan.event.id,
-      occurredAt: plan.clampedOccurredAt,
-      ingestedAt: plan.now,
-    });
+    const drawn = drawer.draw({ ...drawInputOf(plan), weight: weights.get(weightId(plan))! });
     if (drawn === 'refused') return 'refused' as const;
     receipt = drawn;
     const { revenue, context } = afterDraw(plan, drawn);

@@ -151,6 +151,23 @@ export function zeroedColumns(plan: EventPlan) {
   };
 }
 
+/** What a credit-backed event draws (or captures), less the weight: the one mapping from its plan, for every ingest path. */
+export function drawInputOf(plan: EventPlan) {
+  return {
+    accountId: plan.event.account_id,
+    customerId: plan.event.customer_id,
+    featureId: plan.event.feature_id,
+    denomination: plan.denomination,
+    units: plan.units,
+    model: plan.event.model,
+    now: plan.now,
+    subscriptionId: plan.event.subscription_id,
+    eventId: plan.event.id,
+    occurredAt: plan.clampedOccurredAt,
+    ingestedAt: plan.now,
+  };
+}
+
 /**
  * A credit-backed event after its draw: only usage the credits did not cover is billed (revenue on
  * the billable units, or the sent revenueAmount), and the context records the draw.

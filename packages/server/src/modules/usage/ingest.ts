@@ -11,7 +11,7 @@ import { ensureFeatureForEvent } from '../catalog/index.js';
 import { customerReferenceRequired, ensureCustomerForEvent, getCustomerById } from '../customers/index.js';
 import { resolveWeight, type ResolvedWeight } from '../credits/index.js';
 import { captureForEvent, drawCredits, flowHasOpenHold } from './credits-seam.js';
-import { afterDraw, clampOccurredAt, counterKeyOf, isCreditBacked, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
+import { afterDraw, drawInputOf, clampOccurredAt, counterKeyOf, isCreditBacked, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
 import { hotPoolQueue } from './hot-queue.js';
 import { duplicate, receiptOf } from './receipts.js';
 import { usageRecorded, usageRecordedWanted } from './recorded.js';
@@ -99,20 +99,7 @@ async function recordInTransaction(tx: Tx, plan: EventPlan, weight: ResolvedWeig
     if (!(await repo.insertEvent(tx, { ...plan.event, ...zeroedColumns(plan) }))) throw duplicate(plan.event.event_idempotency_key);
     return receiptOf(plan, true, null);
   }
-  const drawInput = {
-    accountId: plan.event.account_id,
-    customerId: plan.event.customer_id,
-    featureId: plan.event.feature_id,
-    denomination: plan.denomination,
-    ...(weight ? { weight } : {}),
-    units: plan.units,
-    model: plan.event.model,
-    now: plan.now,
-    subscriptionId: plan.event.subscription_id,
-    eventId: plan.event.id,
-    occurredAt: plan.clampedOccurredAt,
-    ingestedAt: plan.now,
-  };
+  const drawInput = { ...drawInputOf(plan), ...(weight ? { weight } : {}) };
   // Counter lock, then the flow's reservation row, then the pools (modules/README "Lock order").
   const captured = capturesHold && plan.event.flow_id ? await captureForEvent(tx, { ...drawInput, flowId: plan.event.flow_id }) : null;
   const receipt = captured ?? (await drawCreditsUnlessStored(tx, plan, drawInput));
