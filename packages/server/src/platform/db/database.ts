@@ -63,6 +63,7 @@ function openPostgres(options: { url: string; poolSize?: number; searchPath?: st
   const searchPath = options.searchPath ? [`-c search_path=${options.searchPath}`] : [];
   const poolSize = options.poolSize ?? 20;
   const pool = newPool(poolSize, searchPath);
+  let closed = false;
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
   return {
     kind: 'postgres',
@@ -89,6 +90,9 @@ function openPostgres(options: { url: string; poolSize?: number; searchPath?: st
       }
     },
     async close() {
+      // Idempotent: a runtime closes its database after a test or a failed start may have already.
+      if (closed) return;
+      closed = true;
       // Kysely's destroy is a no-op when it never ran a query itself (the migrator uses the pool
       // directly), so end the pool explicitly.
       await db.destroy();
