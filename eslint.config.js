@@ -24,7 +24,7 @@ export const MODULE_DEPENDENCIES = {
 };
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'packages/client/src/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
