@@ -15,6 +15,11 @@ import { createRuntime, type Runtime } from '../src/runtime.js';
  */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 export const backend = TEST_DATABASE_URL ? 'postgres' : 'pglite';
+/**
+ * Connections per service pool on PostgreSQL. Test files run two at a time (`TEST_CONCURRENCY`) and
+ * a few start a second node, so the sum must stay under the server's max_connections (100 on CI).
+ */
+const TEST_POOL_SIZE = Number(process.env.TEST_POOL_SIZE ?? 20);
 
 export type TestService = Runtime & {
   baseUrl: string;
@@ -39,7 +44,7 @@ export async function openTestDatabase(): Promise<{ database: Database; schema?:
   await admin.connect();
   await admin.query(`create schema ${schema}`);
   await admin.end();
-  const database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, searchPath: schema, poolSize: 60 });
+  const database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, searchPath: schema, poolSize: TEST_POOL_SIZE });
   return {
     database,
     schema,
@@ -83,7 +88,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
  */
 export async function startSecondNode(first: TestService, options: StartOptions = {}): Promise<TestService> {
   if (!TEST_DATABASE_URL || !first.schema) throw new Error('a second node needs PostgreSQL (TEST_DATABASE_URL)');
-  const database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, searchPath: first.schema, poolSize: 60 });
+  const database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, searchPath: first.schema, poolSize: TEST_POOL_SIZE });
   return listen(testConfig(options), database, new FrozenClock(first.clock.now().toISOString()), options, async () => {}, first.schema);
 }
 

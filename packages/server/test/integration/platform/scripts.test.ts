@@ -15,7 +15,7 @@ function runScript(script: string, args: string[], env: Record<string, string>) 
     cwd: SERVER_DIR,
     env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', NODE_ENV: 'development', ...env },
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: 240_000, // a child process on the embedded database; a loaded CI box took over 60 s
   });
 }
 
