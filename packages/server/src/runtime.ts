@@ -13,6 +13,7 @@ import type { AppContext } from './platform/context.js';
 import { BatchWriters } from './platform/db/batch-writer.js';
 import { openDatabase, type Database, type DatabaseOptions } from './platform/db/database.js';
 import { migrate } from './platform/db/migrator.js';
+import { ensureMonthlyPartitions } from './platform/db/partitions.js';
 import { setAfterCommitLogger } from './platform/db/transaction.js';
 import { purgeExpiredIdempotencyRecords } from './platform/http/idempotency.js';
 import { Scheduler, type Job } from './platform/jobs/scheduler.js';
@@ -56,6 +57,16 @@ export function jobsOf(ctx: AppContext): Job[] {
       run: async ({ now }) => {
         await purgeStaleLoginThrottles(ctx, now);
         await ctx.db.deleteFrom('job_runs').where('started_at', '<', new Date(now.getTime() - 30 * 86_400_000)).execute();
+      },
+    },
+    {
+      // Monthly partitions of events, ledger and vendor buckets: this month and the next three exist
+      // before a row needs them; rows the DEFAULT partition caught move into their month (ADR 0022).
+      name: 'partitions-ahead',
+      cron: '10 0 * * *',
+      run: async ({ now, log }) => {
+        const created = await ensureMonthlyPartitions(ctx.db, now);
+        if (created.length > 0) log.info({ created }, 'monthly partitions created');
       },
     },
   ];

@@ -45,27 +45,24 @@ export async function addToCounters(tx: Tx, accountId: string, deltas: { key: Co
 export async function findStoredKeys(db: Executor, accountId: string, keys: string[]): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
   const { rows } = await sql<{ event_idempotency_key: string; id: string }>`
-    select event_idempotency_key, id from usage_events
+    select event_idempotency_key, event_id as id from usage_event_keys
      where account_id = ${accountId} and event_idempotency_key = any(${[...new Set(keys)]}::text[])`.execute(db);
   return new Map(rows.map((r) => [r.event_idempotency_key, r.id]));
 }
 
 /**
- * Inserts the events in idempotency-key order (so two writers that share keys wait on each other's
- * index entries in one order) and returns the keys it stored; a key another transaction stored
- * first is skipped, and the caller decides what that means.
+ * Claims the events' idempotency keys (usage_event_keys, migration 0028) in key order, so two
+ * writers that share keys wait on each other's index entries in one order, inserts the events whose
+ * claim it won and returns their keys; a key another transaction stored first is skipped, and the
+ * caller decides what that means.
  */
 export async function insertEvents(tx: Tx, rows: NewEvent[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
   const e = [...rows].sort((a, b) => (a.event_idempotency_key < b.event_idempotency_key ? -1 : a.event_idempotency_key > b.event_idempotency_key ? 1 : 0));
   const col = <T>(f: (r: NewEvent) => T) => e.map(f);
   const { rows: stored } = await sql<{ event_idempotency_key: string }>`
-    insert into usage_events (id, account_id, customer_id, feature_id, subscription_id, event_type, event_name, event_idempotency_key,
-      usage_units, revenue_amount, cost_amount, model, model_provider, input_tokens, output_tokens, flow_id, occurred_at, ingested_at, context, meta)
-    select v.id, v.account_id, v.customer_id, v.feature_id, v.subscription_id, v.event_type, v.event_name, v.key,
-      v.usage_units, v.revenue_amount, v.cost_amount, v.model, v.model_provider, v.input_tokens, v.output_tokens, v.flow_id, v.occurred_at,
-      v.ingested_at, v.context, v.meta
-      from unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.account_id)}::uuid[], ${col((r) => r.customer_id)}::uuid[],
+    with v as (
+      select * from unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.account_id)}::uuid[], ${col((r) => r.customer_id)}::uuid[],
                   ${col((r) => r.feature_id)}::uuid[], ${col((r) => r.subscription_id)}::uuid[], ${col((r) => r.event_type)}::text[],
                   ${col((r) => r.event_name)}::text[], ${col((r) => r.event_idempotency_key)}::text[], ${col((r) => r.usage_units)}::numeric[],
                   ${col((r) => r.revenue_amount)}::numeric[], ${col((r) => r.cost_amount)}::numeric[], ${col((r) => r.model)}::text[],
@@ -74,9 +71,19 @@ export async function insertEvents(tx: Tx, rows: NewEvent[]): Promise<Set<string
                   ${col((r) => r.occurred_at.toISOString())}::timestamptz[], ${col((r) => r.ingested_at.toISOString())}::timestamptz[],
                   ${col((r) => r.context)}::jsonb[], ${col((r) => r.meta)}::jsonb[]) with ordinality
            as v(id, account_id, customer_id, feature_id, subscription_id, event_type, event_name, key, usage_units, revenue_amount, cost_amount,
-                model, model_provider, input_tokens, output_tokens, flow_id, occurred_at, ingested_at, context, meta, n)
+                model, model_provider, input_tokens, output_tokens, flow_id, occurred_at, ingested_at, context, meta, n)),
+    k as (
+      insert into usage_event_keys (account_id, event_idempotency_key, event_id, occurred_at)
+      select account_id, key, id, occurred_at from v order by n
+      on conflict do nothing
+      returning event_id)
+    insert into usage_events (id, account_id, customer_id, feature_id, subscription_id, event_type, event_name, event_idempotency_key,
+      usage_units, revenue_amount, cost_amount, model, model_provider, input_tokens, output_tokens, flow_id, occurred_at, ingested_at, context, meta)
+    select v.id, v.account_id, v.customer_id, v.feature_id, v.subscription_id, v.event_type, v.event_name, v.key,
+      v.usage_units, v.revenue_amount, v.cost_amount, v.model, v.model_provider, v.input_tokens, v.output_tokens, v.flow_id, v.occurred_at,
+      v.ingested_at, v.context, v.meta
+      from v where v.id in (select event_id from k)
      order by v.n
-    on conflict (account_id, event_idempotency_key) do nothing
     returning event_idempotency_key`.execute(tx);
   return new Set(stored.map((r) => r.event_idempotency_key));
 }
@@ -84,5 +91,7 @@ export async function insertEvents(tx: Tx, rows: NewEvent[]): Promise<Set<string
 /** Deletes events this transaction inserted (a round of apply-events that lost a key race). */
 export async function deleteEvents(tx: Tx, accountId: string, ids: string[]) {
   if (ids.length === 0) return;
-  await sql`delete from usage_events where account_id = ${accountId} and id = any(${ids}::uuid[])`.execute(tx);
+  await sql`
+    with e as (delete from usage_events where account_id = ${accountId} and id = any(${ids}::uuid[]) returning account_id, event_idempotency_key)
+    delete from usage_event_keys k using e where k.account_id = e.account_id and k.event_idempotency_key = e.event_idempotency_key`.execute(tx);
 }

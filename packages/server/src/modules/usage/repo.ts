@@ -137,7 +137,8 @@ export async function insertEventCounting(
     : sql`true`;
   const pick = (counted: unknown, zero: unknown) => sql`case when exists (select 1 from c) then ${counted} else ${zero} end`;
   const { rows } = await sql<{ counted: boolean }>`
-    with c as (
+    with k as (${claimKey(event)}),
+    c as (
       insert into usage_counters (account_id, subscription_id, feature_id, period_start, used, revenue)
       select ${key.accountId}::uuid, ${key.subscriptionId}::uuid, ${key.featureId}::uuid, ${key.periodStart}::timestamptz,
              ${event.usage_units}::numeric, ${event.revenue_amount}::numeric
@@ -163,14 +164,30 @@ export async function insertEventCounting(
   return rows[0]!.counted;
 }
 
+/**
+ * The claim of an event's idempotency key (usage_event_keys, migration 0028): the events table is
+ * partitioned by month, so the key's uniqueness across every month lives in that table. Without ON
+ * CONFLICT a repeated key fails the statement (UNIQUE_CONSTRAINTS.usageEventKey).
+ */
+const claimKey = (e: NewEvent) => sql`
+  insert into usage_event_keys (account_id, event_idempotency_key, event_id, occurred_at)
+  values (${e.account_id}::uuid, ${e.event_idempotency_key}, ${e.id}::uuid, ${e.occurred_at}::timestamptz)`;
+
 /** Inserts an event unless its idempotency key exists; undefined means a duplicate. */
-export const insertEvent = (db: Executor, row: NewEvent) =>
-  db
-    .insertInto('usage_events')
-    .values(row)
-    .onConflict((oc) => oc.columns(['account_id', 'event_idempotency_key']).doNothing())
-    .returning(['id'])
-    .executeTakeFirst();
+export async function insertEvent(db: Executor, row: NewEvent): Promise<{ id: string } | undefined> {
+  const { rows } = await sql<{ id: string }>`
+    with k as (${claimKey(row)} on conflict do nothing returning 1)
+    insert into usage_events (id, account_id, customer_id, feature_id, subscription_id, event_type, event_name,
+      event_idempotency_key, usage_units, revenue_amount, cost_amount, model, model_provider, input_tokens,
+      output_tokens, flow_id, occurred_at, ingested_at, context, meta)
+    select ${row.id}::uuid, ${row.account_id}::uuid, ${row.customer_id}::uuid, ${row.feature_id}::uuid, ${row.subscription_id}::uuid,
+      ${row.event_type}, ${row.event_name}, ${row.event_idempotency_key}, ${row.usage_units}::numeric, ${row.revenue_amount}::numeric,
+      ${row.cost_amount}::numeric, ${row.model}, ${row.model_provider}, ${row.input_tokens}::bigint, ${row.output_tokens}::bigint,
+      ${row.flow_id}, ${row.occurred_at}::timestamptz, ${row.ingested_at}::timestamptz, ${row.context}::jsonb, ${row.meta}::jsonb
+     where exists (select 1 from k)
+    returning id`.execute(db);
+  return rows[0];
+}
 
 /** An entitlement check's audit row: the columns that vary (the rest are ENTITLEMENT_CHECKED constants). */
 export type AuditRow = {
@@ -193,21 +210,27 @@ export type AuditRow = {
 export async function insertAuditEvents(db: Executor, rows: AuditRow[]): Promise<void> {
   const column = <K extends keyof AuditRow>(k: K) => rows.map((r) => r[k]);
   await sql`
+    with r as (
+      select * from unnest(${column('id')}::uuid[], ${column('account_id')}::uuid[], ${column('customer_id')}::uuid[],
+                  ${column('feature_id')}::uuid[], ${column('subscription_id')}::uuid[], ${column('event_idempotency_key')}::text[],
+                  ${column('model')}::text[], ${column('flow_id')}::text[], ${column('at')}::timestamptz[], ${column('context')}::jsonb[])
+        as r(id, account_id, customer_id, feature_id, subscription_id, idempotency_key, model, flow_id, at, context)),
+    k as (
+      insert into usage_event_keys (account_id, event_idempotency_key, event_id, occurred_at)
+      select account_id, idempotency_key, id, at from r
+      on conflict do nothing
+      returning event_id)
     insert into usage_events (id, account_id, customer_id, feature_id, subscription_id, event_type, event_name,
       event_idempotency_key, usage_units, revenue_amount, model, flow_id, occurred_at, ingested_at, context)
     select r.id, r.account_id, r.customer_id, r.feature_id, r.subscription_id, 'ENTITLEMENT_CHECKED', 'entitlement.check',
       r.idempotency_key, 0, 0, r.model, r.flow_id, r.at, r.at, r.context
-      from unnest(${column('id')}::uuid[], ${column('account_id')}::uuid[], ${column('customer_id')}::uuid[],
-                  ${column('feature_id')}::uuid[], ${column('subscription_id')}::uuid[], ${column('event_idempotency_key')}::text[],
-                  ${column('model')}::text[], ${column('flow_id')}::text[], ${column('at')}::timestamptz[], ${column('context')}::jsonb[])
-        as r(id, account_id, customer_id, feature_id, subscription_id, idempotency_key, model, flow_id, at, context)
-    on conflict (account_id, event_idempotency_key) do nothing`.execute(db);
+      from r where r.id in (select event_id from k)`.execute(db);
 }
 
 /** Whether an event with this idempotency key is stored (a statement of its own: sees what has committed). */
 export async function eventKeyExists(db: Executor, accountId: string, key: string): Promise<boolean> {
   const row = await db
-    .selectFrom('usage_events')
+    .selectFrom('usage_event_keys')
     .select(sql<number>`1`.as('one'))
     .where('account_id', '=', accountId)
     .where('event_idempotency_key', '=', key)

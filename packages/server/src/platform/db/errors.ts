@@ -20,7 +20,8 @@ export const UNIQUE_CONSTRAINTS = {
   creditPoolLink: 'credit_pool_links_pkey',
   creditWeightAt: 'credit_weights_key',
   creditPriceAt: 'credit_prices_account_id_denomination_effective_from_key',
-  usageEventKey: 'usage_events_account_id_event_idempotency_key_key',
+  // The events table is partitioned by month: the key's uniqueness lives in a key table (ADR 0022).
+  usageEventKey: 'usage_event_keys_pkey',
   creditReservationKey: 'credit_reservations_key',
   creditReservationOpenFlow: 'credit_reservations_open_flow',
   username: 'users_username_key',

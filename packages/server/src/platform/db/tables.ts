@@ -228,6 +228,14 @@ export interface UsageEventsTable {
   meta: ColumnType<Record<string, unknown> | null, string | null, string | null>;
 }
 
+/** One row per stored event: its idempotency key's uniqueness across every month (migration 0028). */
+export interface UsageEventKeysTable {
+  account_id: string;
+  event_idempotency_key: string;
+  event_id: string;
+  occurred_at: Date;
+}
+
 export interface UsageCountersTable {
   account_id: string;
   subscription_id: string;
@@ -865,6 +873,7 @@ export interface DB {
   invoices: InvoicesTable;
   invoice_items: InvoiceItemsTable;
   usage_events: UsageEventsTable;
+  usage_event_keys: UsageEventKeysTable;
   usage_counters: UsageCountersTable;
   accounts: AccountsTable;
   users: UsersTable;

@@ -32,10 +32,10 @@ describe('module hooks: domain events, extensions, after-commit callbacks, jobs 
     assert.equal(credits.tariffPublishWarnings.isProvided(), true, 'spend provides the negative-margin guard');
     assert.deepEqual(
       jobsOf(svc.ctx).map((j) => j.name),
-      ['subscription-cycle', 'invoice-due', 'credit-expiration', 'credit-reservation-expiry', 'stripe-processor-retry', 'stripe-meter-sync', 'spend-initial-sync', 'spend-sync', 'spend-delivery-retry', 'spend-delivery-purge', 'spend-outcome-sync', 'spend-budget-check', 'spend-weekly-digest', 'idempotency-purge', 'platform-housekeeping'],
+      ['subscription-cycle', 'invoice-due', 'credit-expiration', 'credit-reservation-expiry', 'stripe-processor-retry', 'stripe-meter-sync', 'spend-initial-sync', 'spend-sync', 'spend-delivery-retry', 'spend-delivery-purge', 'spend-outcome-sync', 'spend-budget-check', 'spend-weekly-digest', 'idempotency-purge', 'platform-housekeeping', 'partitions-ahead'],
     );
     const off = { ...svc.ctx, config: { ...svc.ctx.config, modules: { ...svc.ctx.config.modules, monetization: false, build: false } } };
-    assert.deepEqual(jobsOf(off).map((j) => j.name), ['idempotency-purge', 'platform-housekeeping']);
+    assert.deepEqual(jobsOf(off).map((j) => j.name), ['idempotency-purge', 'platform-housekeeping', 'partitions-ahead']);
   });
 
   test('when a domain event handler fails then the emitting transaction rolls back with every handler\'s writes', async () => {
