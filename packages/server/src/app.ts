@@ -28,7 +28,7 @@ import { assertCleanStrings, assertJsonDepth, MAX_PATH_PARAM_LENGTH, registerInp
 import { parseJson, stringifyJson } from './platform/http/json.js';
 import type { CustomerScope } from './platform/http/principal.js';
 import { allowedMethodsFrom } from './platform/http/route-methods.js';
-import { describeRouteForOpenApi, OPENAPI_DOCUMENT, openApiServers, withOptionalBodies, withoutUnusedComponents } from './platform/http/openapi.js';
+import { describeRouteForOpenApi, OPENAPI_DOCUMENT, openApiServers, withOptionalBodies, withoutUnusedComponents, withTextResponses } from './platform/http/openapi.js';
 
 export type BuildAppOptions = {
   /** Where logs go (default stdout); tests capture them. */
@@ -52,6 +52,26 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Credentials that must never reach a log line (ADR 0021), should a request, its headers or an
+ * outbound call's options ever be logged: they are written as "[Redacted]".
+ */
+const LOG_REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'req.headers["stripe-signature"]',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'headers.cookie',
+  'err.headers.authorization',
+  'err.config.headers.authorization',
+  '*.password',
+  '*.apiKey',
+  '*.adminKey',
+  '*.secret',
+];
+
 /** Largest accepted request body (1 MiB): larger bodies get 413 payload_too_large. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -59,9 +79,10 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config, clock } = ctx;
   const app = Fastify({
-    logger: { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
+    logger: { level: config.logLevel, redact: LOG_REDACT_PATHS, ...(options.logStream ? { stream: options.logStream } : {}) },
     // No per-request info log: hot paths (entitlement checks, ingestion) would drown the log.
-    logController: new LogController({ disableRequestLogging: true }),
+    // Every request-scoped line carries `requestId` (the X-Request-Id answered) and, once authenticated, `accountId` (auth.ts).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
@@ -90,6 +111,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  // The route pattern, never the raw URL (ids would make every request its own series); no route: 'unmatched'.
+  app.addHook('onResponse', async (request, reply) => {
+    ctx.metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
 
   const routeTable: RouteEntry[] = [];
   registerErrorHandling(app, allowedMethodsFrom(routeTable));
@@ -97,7 +122,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(swagger, {
     openapi: { ...OPENAPI_DOCUMENT, servers: openApiServers(config.publicBaseUrl, config.port) },
     transform: createJsonSchemaTransform({ skipList: [] }),
-    transformObject: (input) => withoutUnusedComponents(withOptionalBodies(jsonSchemaTransformObject(input))),
+    transformObject: (input) => withoutUnusedComponents(withTextResponses(withOptionalBodies(jsonSchemaTransformObject(input)))),
   });
   await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/v3/api-docs' } as object });
   app.decorate('routeTable', routeTable);

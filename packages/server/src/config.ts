@@ -34,6 +34,9 @@ const EnvSchema = z.object({
   DATABASE_URL: optionalString,
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  DATABASE_PREPARED_STATEMENTS: booleanFlag(true),
+  DATABASE_LISTEN_URL: optionalString,
+  APP_METRICS_TOKEN: optionalString,
   APP_INGEST_GROUP_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(200),
   APP_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   JWT_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
@@ -88,7 +91,19 @@ export type Config = Readonly<{
   host: string;
   /** Public origin of this service (APP_PUBLIC_BASE_URL); undefined = the request's own origin. */
   publicBaseUrl: string | undefined;
-  database: { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
+  database:
+    | {
+        kind: 'postgres';
+        url: string;
+        poolSize: number;
+        /** Named prepared statements (DATABASE_PREPARED_STATEMENTS); off behind PgBouncer in transaction mode before 1.21. */
+        preparedStatements: boolean;
+        /** Where the cache's LISTEN session connects (DATABASE_LISTEN_URL, default DATABASE_URL); ADR 0021. */
+        listenUrl: string;
+      }
+    | { kind: 'pglite'; dataDir: string };
+  /** Bearer token `/metrics` requires (APP_METRICS_TOKEN); undefined = open. */
+  metricsToken: string | undefined;
   /** Most concurrent credit-backed events of one customer a node applies in one transaction (APP_INGEST_GROUP_MAX_EVENTS, ADR 0011); 1 = no grouping. */
   ingestGroupMaxEvents: number;
   /**
@@ -178,8 +193,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     publicBaseUrl: e.APP_PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     database: e.DATABASE_URL
-      ? { kind: 'postgres' as const, url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
+      ? {
+          kind: 'postgres' as const,
+          url: e.DATABASE_URL,
+          poolSize: e.DATABASE_POOL_SIZE,
+          preparedStatements: e.DATABASE_PREPARED_STATEMENTS,
+          listenUrl: e.DATABASE_LISTEN_URL ?? e.DATABASE_URL,
+        }
       : { kind: 'pglite' as const, dataDir },
+    metricsToken: e.APP_METRICS_TOKEN,
     ingestGroupMaxEvents: e.APP_INGEST_GROUP_MAX_EVENTS,
     cacheTtlMs: e.APP_CACHE_TTL_MS,
     jwtSecret,

@@ -17,6 +17,7 @@ import { ensureMonthlyPartitions } from './platform/db/partitions.js';
 import { setAfterCommitLogger } from './platform/db/transaction.js';
 import { purgeExpiredIdempotencyRecords } from './platform/http/idempotency.js';
 import { Scheduler, type Job } from './platform/jobs/scheduler.js';
+import { createMetrics } from './platform/metrics.js';
 import { createSecretBox } from './platform/security/secrets.js';
 
 export type Runtime = {
@@ -28,7 +29,13 @@ export type Runtime = {
 
 export function databaseOptionsOf(config: Config): DatabaseOptions {
   return config.database.kind === 'postgres'
-    ? { kind: 'postgres', url: config.database.url, poolSize: config.database.poolSize }
+    ? {
+        kind: 'postgres',
+        url: config.database.url,
+        poolSize: config.database.poolSize,
+        preparedStatements: config.database.preparedStatements,
+        listenUrl: config.database.listenUrl,
+      }
     : { kind: 'pglite', dataDir: config.database.dataDir };
 }
 
@@ -86,6 +93,7 @@ export function createContext(config: Config, database: Database, clock: Clock =
     secrets: createSecretBox(config.secretsKey, config.secretsKeyPrevious),
     cache: new NodeCache({ ttlMs: config.cacheTtlMs, notify: database.kind === 'postgres' }),
     batches: new BatchWriters(),
+    metrics: createMetrics({ poolStats: () => database.poolStats(), backend: database.kind }),
   };
 }
 
@@ -102,7 +110,7 @@ export async function createRuntime(
     const app = await buildApp(ctx, options);
     setAfterCommitLogger(app.log);
     ctx.batches.setLogger(app.log);
-    const scheduler = new Scheduler(ctx.db, ctx.clock, jobsOf(ctx), app.log);
+    const scheduler = new Scheduler(ctx.db, ctx.clock, jobsOf(ctx), app.log, ctx.metrics);
     const listener = await startCacheListener(database, ctx.cache, app.log);
     return {
       ctx,

@@ -3,6 +3,7 @@ import type { NodeCache } from './cache/node-cache.js';
 import type { Clock } from './clock.js';
 import type { BatchWriters } from './db/batch-writer.js';
 import type { Database, Db } from './db/database.js';
+import type { Metrics } from './metrics.js';
 import type { SecretBox } from './security/secrets.js';
 
 /** What services need from the platform; built once in app.ts and passed down. */
@@ -17,4 +18,6 @@ export type AppContext = {
   cache: NodeCache;
   /** This node's group-commit writers (the entitlement check's audit rows; ADR 0013). */
   batches: BatchWriters;
+  /** This runtime's Prometheus registry and recorders (ADR 0021); approximations, never read back into money. */
+  metrics: Metrics;
 };

@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { MEDIA_TYPE_KEY } from '../../platform/http/openapi.js';
+import { tokenMatches } from '../../platform/metrics.js';
 
 const StatusSchema = z.object({ status: z.literal('ok') });
 
@@ -26,6 +28,29 @@ export function healthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           throw new AppError('service_unavailable', 'Database unreachable');
         }
         return { status: 'ok' as const };
+      },
+    );
+    app.get(
+      '/metrics',
+      {
+        schema: {
+          tags: ['Operations'],
+          operationId: 'getMetrics',
+          summary: 'Prometheus metrics of this node (text exposition format)',
+          description:
+            'Request counts and latency by route pattern and status, usage events ingested by outcome, credits drawn (an approximation for dashboards: the credit ledger is the exact record), ' +
+            'job runs and failures, outbound calls by vendor and status, database pool usage, and the process. When APP_METRICS_TOKEN is set, `Authorization: Bearer <token>` is required (else 401).',
+          response: { 200: z.string().meta({ description: 'Prometheus text exposition format 0.0.4', [MEDIA_TYPE_KEY]: 'text/plain' }) },
+        },
+      },
+      async (request, reply) => {
+        const expected = ctx.config.metricsToken;
+        if (expected !== undefined) {
+          const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+          if (!match || !tokenMatches(match[1]!, expected)) throw new AppError('unauthorized', 'A valid metrics token is required (Authorization: Bearer …)');
+        }
+        const { contentType, text } = await ctx.metrics.render();
+        return reply.header('content-type', contentType).send(text);
       },
     );
   };

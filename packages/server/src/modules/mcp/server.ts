@@ -105,9 +105,7 @@ function logStateChange({ principal, request }: ToolCall, tool: string, result: 
       mcpTool: tool,
       keyHint: credential ? keyHint(credential) : null,
       keyId: principal.kind === 'admin' ? null : principal.keyId,
-      accountId: principal.accountId,
       outcome: result.isError ? (JSON.parse((result.content[0] as { text: string }).text) as { error: { code: string } }).error.code : 'ok',
-      requestId: request.id,
     },
     'mcp tool call',
   );

@@ -36,7 +36,7 @@ export async function webhookSecret(ctx: AppContext, accountId: string): Promise
 /** Stores the key after one processor call accepts it; a refusal is 502 vendor_error with its message. */
 export async function storeApiKey(ctx: AppContext, accountId: string, apiKey: string): Promise<void> {
   try {
-    await stripeClient(ctx.config, apiKey).balance.retrieve();
+    await stripeClient(ctx.config, apiKey, ctx.metrics).balance.retrieve();
   } catch (err) {
     throw new AppError('vendor_error', isAuthenticationError(err) ? `Stripe refused the key: ${processorMessage(err)}` : `Stripe could not be reached to check the key: ${processorMessage(err)}`, { cause: err });
   }
@@ -53,7 +53,7 @@ export async function storeApiKey(ctx: AppContext, accountId: string, apiKey: st
 export async function registerWebhook(ctx: AppContext, accountId: string, baseUrl: string): Promise<void> {
   const apiKey = await processorKey(ctx, accountId);
   if (!apiKey) throw invalid('Store a Stripe API key before registering the webhook (POST /api/v1/data/stripe/api)');
-  const stripe = stripeClient(ctx.config, apiKey);
+  const stripe = stripeClient(ctx.config, apiKey, ctx.metrics);
   const previous = (await repo.findConnection(ctx.db, accountId))?.webhook_endpoint_id ?? null;
   let endpoint;
   try {

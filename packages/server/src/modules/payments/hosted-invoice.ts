@@ -23,7 +23,7 @@ export async function hostedInvoicePage(ctx: AppContext, accountId: string, subs
   if (!invoice) throw notFound('No DUE invoice found for this subscription');
   const key = await processorKey(ctx, accountId);
   if (!key) throw invalid(NO_PROCESSOR_MESSAGE);
-  const stripe = stripeClient(ctx.config, key);
+  const stripe = stripeClient(ctx.config, key, ctx.metrics);
   const customer = await getCustomerById(ctx.db, accountId, subscription.customer_id);
   const link = await ensureProcessorCustomer(ctx, stripe, customer);
   const session = await openInvoiceCheckout(ctx, stripe, {

@@ -36,7 +36,7 @@ export async function runMeterSync(ctx: AppContext): Promise<void> {
   for (const accountId of await repo.accountsWithPendingMeterEvents(ctx.db)) {
     const key = await processorKey(ctx, accountId);
     if (!key) continue;
-    await syncAccount(ctx, accountId, stripeClient(ctx.config, key));
+    await syncAccount(ctx, accountId, stripeClient(ctx.config, key, ctx.metrics));
   }
 }
 

@@ -21,7 +21,7 @@ export const NO_PROCESSOR_MESSAGE = 'No payment processor is connected to this a
 async function connectedStripe(ctx: AppContext, accountId: string): Promise<Stripe> {
   const key = await processorKey(ctx, accountId);
   if (!key) throw invalid(NO_PROCESSOR_MESSAGE);
-  return stripeClient(ctx.config, key);
+  return stripeClient(ctx.config, key, ctx.metrics);
 }
 
 export async function createSetupIntent(ctx: AppContext, principal: Principal, ref: string) {

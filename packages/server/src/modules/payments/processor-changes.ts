@@ -41,7 +41,7 @@ export async function changeAtProcessor(ctx: AppContext, accountId: string, subs
   const link = await repo.findProcessorSubscription(ctx.db, accountId, subscriptionId);
   const key = await processorKey(ctx, accountId);
   if (!link?.processor_subscription_id || !key) throw new AppError('vendor_error', 'Stripe is not connected for this account');
-  const stripe = stripeClient(ctx.config, key);
+  const stripe = stripeClient(ctx.config, key, ctx.metrics);
   let answer: Stripe.Subscription;
   const progress = { sent: false };
   try {

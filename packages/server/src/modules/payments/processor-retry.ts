@@ -30,7 +30,7 @@ export async function runProcessorRetry(ctx: AppContext): Promise<void> {
   const clientOf = async (accountId: string) => {
     if (!clients.has(accountId)) {
       const key = await processorKey(ctx, accountId);
-      clients.set(accountId, key ? stripeClient(ctx.config, key) : null);
+      clients.set(accountId, key ? stripeClient(ctx.config, key, ctx.metrics) : null);
     }
     return clients.get(accountId)!;
   };

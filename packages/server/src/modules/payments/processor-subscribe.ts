@@ -42,7 +42,7 @@ export async function subscribeThroughProcessor(
   if (settings.stripeMode !== 'PROCESSOR_INTEGRATION') return null;
   const key = await processorKey(ctx, accountId);
   if (!key) return null;
-  const stripe = stripeClient(ctx.config, key);
+  const stripe = stripeClient(ctx.config, key, ctx.metrics);
   let intent = await withTransaction(ctx.db, (tx) => beginSubscribe(tx, principal, input, settings, ctx.clock.now()));
   const link = await ensureProcessorCustomer(ctx, stripe, input.customer);
   const prices = await ensurePlanPrices(ctx, stripe, input.plan);

@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import type { Config } from '../../config.js';
+import type { Metrics } from '../../platform/metrics.js';
 
 /**
  * The official Stripe SDK, one client per secret key, pointed at APP_STRIPE_API_BASE (tests: the
@@ -7,9 +8,12 @@ import type { Config } from '../../config.js';
  * keeping one per key is safe on every node. The SDK retries network errors, 409 and 5xx itself,
  * reusing the request's idempotency key, so a retry never charges twice.
  */
-const clients = new Map<string, Stripe>();
+const clientsByRuntime = new WeakMap<Pick<Metrics, 'outboundCall'>, Map<string, Stripe>>();
 
-export function stripeClient(config: Config, secretKey: string): Stripe {
+/** The client for this key; each runtime (its metrics) keeps its own, whose answers count in its `/metrics`. */
+export function stripeClient(config: Config, secretKey: string, metrics: Pick<Metrics, 'outboundCall'>): Stripe {
+  let clients = clientsByRuntime.get(metrics);
+  if (!clients) clientsByRuntime.set(metrics, (clients = new Map()));
   const cacheKey = `${config.stripe.api.protocol}://${config.stripe.api.host}:${config.stripe.api.port}|${secretKey}`;
   let client = clients.get(cacheKey);
   if (!client) {
@@ -22,6 +26,8 @@ export function stripeClient(config: Config, secretKey: string): Stripe {
       telemetry: false,
       appInfo: { name: 'Tally' },
     });
+    // Every answer, retries included (the SDK emits no event for a call that got no answer).
+    client.on('response', (event: { status: number }) => metrics.outboundCall('stripe', event.status));
     if (clients.size > 1000) clients.clear();
     clients.set(cacheKey, client);
   }

@@ -64,7 +64,7 @@ export async function purchaseCredits(ctx: AppContext, principal: Principal, inp
 
   const key = settings.stripeMode === 'NONE' ? null : await processorKey(ctx, accountId);
   if (!key) throw paymentRequired({ ...base, declineReason: 'no payment processor connected' });
-  const stripe = stripeClient(ctx.config, key);
+  const stripe = stripeClient(ctx.config, key, ctx.metrics);
 
   const purchase = await withTransaction(ctx.db, (tx) =>
     repo.insertPurchase(tx, {

@@ -51,7 +51,7 @@ export async function collectInitialPayment(
   const amount = dec(input.invoice.amount);
   const currency = input.invoice.currency;
   if (await movesMoney(ctx.db, principal, input)) requireWithinSpendCap(amount, currency, settings.agentMaxTopupAmount);
-  const stripe = stripeClient(ctx.config, key);
+  const stripe = stripeClient(ctx.config, key, ctx.metrics);
   const link = await ensureProcessorCustomer(ctx, stripe, input.customer);
   const paymentMethod = input.paymentMethodId ?? link.default_payment_method_id;
   let declineReason: string | undefined;

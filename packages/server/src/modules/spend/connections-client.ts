@@ -26,11 +26,14 @@ export function vendorOptionsFor(ctx: AppContext, row: ConnectionRow, limits?: {
     scope: row.scope,
     timeoutMs: limits?.timeoutMs ?? spend.vendorTimeoutMs,
     maxRetries: limits?.maxRetries ?? spend.vendorMaxRetries,
+    onAnswer: (status) => ctx.metrics.outboundCall(METRIC_VENDOR[row.provider], status),
     // The vendor origins are the operator's configuration; LiteLLM's is the tenant's URL, checked
     // again on every connection (DNS rebinding).
     ...(row.provider === 'LITELLM' ? { dispatcher: guardDispatcherOf(ctx) } : {}),
   };
 }
+
+const METRIC_VENDOR = { ANTHROPIC: 'anthropic', OPENAI: 'openai', CURSOR: 'cursor', COPILOT: 'copilot', LITELLM: 'litellm' } as const;
 
 const dispatchers = new WeakMap<AppContext, ReturnType<typeof guardedDispatcher>>();
 function guardDispatcherOf(ctx: AppContext) {

@@ -17,7 +17,7 @@ const USER_AGENT = 'tally-spend/1.0';
 /** Resend takes at most 50 recipients per e-mail (vendor-apis.md §7.2). */
 const MAX_EMAIL_RECIPIENTS = 50;
 
-type Post = { url: string; headers: Record<string, string>; body: string; dispatcher?: Agent };
+type Post = { url: string; headers: Record<string, string>; body: string; dispatcher?: Agent; vendor: 'slack' | 'webhook' | 'resend' };
 type Answer = { status: number; text: string } | { error: string; retryable: boolean };
 
 async function post(ctx: AppContext, what: string, request: Post): Promise<Answer> {
@@ -31,10 +31,12 @@ async function post(ctx: AppContext, what: string, request: Post): Promise<Answe
       signal: AbortSignal.timeout(timeoutMs),
       ...(request.dispatcher ? ({ dispatcher: request.dispatcher } as object) : {}),
     });
+    ctx.metrics.outboundCall(request.vendor, response.status);
     // Only a short prefix is read: a receiver's answer is not ours to store.
     const text = (await response.text().catch(() => '')).slice(0, 500);
     return { status: response.status, text };
   } catch (err) {
+    ctx.metrics.outboundCall(request.vendor, 'error');
     const name = (err as { name?: string }).name;
     if (name === 'TimeoutError' || name === 'AbortError') return { error: `${what} did not answer within ${timeoutMs} ms`, retryable: true };
     const refusal = guardRefusal(err);
@@ -45,7 +47,7 @@ async function post(ctx: AppContext, what: string, request: Post): Promise<Answe
 
 /** Chat: `{"text": …}`; Slack answers 200 `ok`, errors as a plain-text code. */
 export async function sendSlack(ctx: AppContext, hookUrl: string, event: SpendEvent): Promise<SendResult> {
-  const answer = await post(ctx, 'Slack', { url: hookUrl, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: slackText(event) }) });
+  const answer = await post(ctx, 'Slack', { vendor: 'slack', url: hookUrl, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: slackText(event) }) });
   if ('error' in answer) return { ok: false, ...answer };
   if (answer.status === 200) return { ok: true };
   const code = /^[a-z_]{1,64}$/.test(answer.text.trim()) ? ` ${answer.text.trim()}` : '';
@@ -56,7 +58,7 @@ export async function sendSlack(ctx: AppContext, hookUrl: string, event: SpendEv
 export async function sendWebhook(ctx: AppContext, target: { url: string; secret: string | null }, event: SpendEvent, deliveryId: string): Promise<SendResult> {
   const body = webhookBody(event);
   const headers = webhookHeaders({ type: event.type, body, secret: target.secret, timestampSeconds: Math.floor(ctx.clock.now().getTime() / 1000), deliveryId });
-  const answer = await post(ctx, 'The webhook', { url: target.url, headers, body, dispatcher: dispatcherFor(ctx) });
+  const answer = await post(ctx, 'The webhook', { vendor: 'webhook', url: target.url, headers, body, dispatcher: dispatcherFor(ctx) });
   if ('error' in answer) return { ok: false, ...answer };
   if (answer.status >= 200 && answer.status < 300) return { ok: true };
   return { ok: false, error: `The webhook answered HTTP ${answer.status}`, retryable: isRetryableStatus(answer.status) };
@@ -74,6 +76,7 @@ export async function sendEmail(ctx: AppContext, recipients: string[], event: Sp
   if (recipients.length > MAX_EMAIL_RECIPIENTS) return { ok: false, error: `More than ${MAX_EMAIL_RECIPIENTS} alert e-mail recipients`, retryable: false };
   const { subject, text } = emailContent(event);
   const answer = await post(ctx, 'Resend', {
+    vendor: 'resend',
     url: `${baseUrl.replace(/\/+$/, '')}/emails`,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, 'idempotency-key': `spend-delivery-${deliveryId}` },
     body: JSON.stringify({ from, to: recipients, subject, text }),

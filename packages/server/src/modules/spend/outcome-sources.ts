@@ -156,6 +156,7 @@ async function callGithub<T>(ctx: AppContext, row: SourceRow, call: (client: Git
     adminKey: ctx.secrets.open(row.token_sealed, sealContext(row.account_id, row.id)),
     timeoutMs: spend.vendorTimeoutMs,
     maxRetries: spend.vendorMaxRetries,
+    onAnswer: (status) => ctx.metrics.outboundCall('github', status),
   });
   let value: T;
   try {

@@ -20,6 +20,7 @@ export async function ingestBatch(ctx: AppContext, principal: Principal, body: E
     return { input, ref, key: input.eventIdempotencyKey ?? newId() };
   });
   const outcomes = await applyEvents(ctx, principal.accountId, items);
+  countOutcomes(ctx, outcomes);
   return {
     results: outcomes.map((o, index) => {
       if (o.status === 'duplicate') return { index, status: o.status, eventId: o.eventId, eventIdempotencyKey: o.key, error: { code: 'conflict' as const, message: o.error.message } };
@@ -35,4 +36,13 @@ export async function ingestBatch(ctx: AppContext, principal: Principal, body: E
       };
     }),
   };
+}
+
+function countOutcomes(ctx: AppContext, outcomes: Awaited<ReturnType<typeof applyEvents>>): void {
+  const counts = { stored: 0, duplicate: 0, refused: 0 };
+  for (const o of outcomes) {
+    counts[o.status] += 1;
+    if (o.status === 'stored' && o.receipt.creditsDeducted) ctx.metrics.creditsDrawn(o.receipt.creditsDeducted);
+  }
+  for (const outcome of ['stored', 'duplicate', 'refused'] as const) ctx.metrics.eventsIngested('batch', outcome, counts[outcome]);
 }

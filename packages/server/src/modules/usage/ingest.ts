@@ -30,6 +30,20 @@ import type { EventRequest } from './schema.js';
  * is one transaction of its own holding the counter and pool locks for its writes only.
  */
 export async function ingestEvent(ctx: AppContext, principal: Principal, input: EventRequest, headerKey: string | undefined) {
+  try {
+    const result = await ingestOne(ctx, principal, input, headerKey);
+    ctx.metrics.eventsIngested('single', 'stored');
+    if (result.receipt.creditsDeducted) ctx.metrics.creditsDrawn(result.receipt.creditsDeducted);
+    return result;
+  } catch (err) {
+    if (err instanceof AppError && (err.code === 'conflict' || err.code === 'insufficient_credits')) {
+      ctx.metrics.eventsIngested('single', err.code === 'conflict' ? 'duplicate' : 'refused');
+    }
+    throw err;
+  }
+}
+
+async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequest, headerKey: string | undefined) {
   const now = ctx.clock.now();
   const ref = await callerReference(ctx, principal, input.customerReferenceId);
   const key = headerKey ?? input.eventIdempotencyKey ?? newId();

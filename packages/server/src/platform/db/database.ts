@@ -5,6 +5,7 @@ import { lockDataDir } from './data-dir-lock.js';
 import { parseJsonb } from './jsonb.js';
 import { PGliteDialect, PGLITE_PARSERS } from './pglite-dialect.js';
 import type { DB } from './tables.js';
+import type { PoolStats } from '../metrics.js';
 
 export type Db = Kysely<DB>;
 export type Tx = Transaction<DB>;
@@ -22,13 +23,24 @@ export interface Database {
    * PGlite.
    */
   readonly connectDedicated?: () => Promise<pg.Client>;
+  /** Connections of the pool now (for /metrics; cheap, no query). */
+  poolStats(): PoolStats;
   /** Runs fn on one session whose `exec` accepts multi-statement scripts (migrations). */
   withSession<T>(fn: (exec: ScriptRunner) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
 export type DatabaseOptions =
-  | { kind: 'postgres'; url: string; poolSize?: number; searchPath?: string }
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize?: number;
+      searchPath?: string;
+      /** Named prepared statements per connection (default true); false behind a transaction pooler before PgBouncer 1.21. */
+      preparedStatements?: boolean;
+      /** Where `connectDedicated` connects (the cache's LISTEN session); default `url`. ADR 0021. */
+      listenUrl?: string;
+    }
   /** dataDir undefined: in memory (tests). */
   | { kind: 'pglite'; dataDir?: string };
 
@@ -44,7 +56,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return options.kind === 'postgres' ? openPostgres(options) : openPglite(options.dataDir);
 }
 
-function openPostgres(options: { url: string; poolSize?: number; searchPath?: string }): Database {
+function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): Database {
   const typeParsers = { [INT8]: identity, [DATE]: identity, [NUMERIC]: identity, [JSON_OID]: parseJsonb, [JSONB]: parseJsonb } as Record<number, (v: string) => unknown>;
   const newPool = (max: number, settings: string[]) => {
     const pool = new pg.Pool({
@@ -64,12 +76,15 @@ function openPostgres(options: { url: string; poolSize?: number; searchPath?: st
   const poolSize = options.poolSize ?? 20;
   const pool = newPool(poolSize, searchPath);
   let closed = false;
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
+  // Behind a transaction pooler a named statement prepared on one server connection is unknown on
+  // the next ("prepared statement tally_3 does not exist"): unnamed statements then (ADR 0021).
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: options.preparedStatements === false ? pool : withNamedStatements(pool) }) });
   return {
     kind: 'postgres',
     db,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async connectDedicated() {
-      const client = new pg.Client({ connectionString: options.url, keepAlive: true, ...(searchPath.length > 0 ? { options: searchPath.join(' ') } : {}) });
+      const client = new pg.Client({ connectionString: options.listenUrl ?? options.url, keepAlive: true, ...(searchPath.length > 0 ? { options: searchPath.join(' ') } : {}) });
       try {
         await client.connect();
       } catch (err) {
@@ -141,10 +156,12 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   try {
     const client = new PGlite(dataDir ? `${dataDir}/pgdata` : undefined);
     await client.waitReady;
-    const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
+    const dialect = new PGliteDialect(client);
+    const db = new Kysely<DB>({ dialect });
     return {
       kind: 'pglite',
       db,
+      poolStats: () => dialect.stats(),
       // Acquiring a Kysely connection holds the driver's mutex, so exec runs alone.
       withSession: (fn) =>
         db.connection().execute(() => fn(async (sql) => (await client.exec(sql, { parsers: PGLITE_PARSERS })).at(-1)?.rows ?? [])),

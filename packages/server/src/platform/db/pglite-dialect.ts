@@ -20,12 +20,17 @@ import { parseJsonb } from './jsonb.js';
  * of two transactions on one session.
  */
 export class PGliteDialect implements Dialect {
+  #driver: PGliteDriver | undefined;
   constructor(private readonly pg: PGlite) {}
+  /** The one connection (idle when no caller holds it) and the callers queued for it (/metrics). */
+  stats(): { total: number; idle: number; waiting: number } {
+    return this.#driver?.stats() ?? { total: 1, idle: 1, waiting: 0 };
+  }
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pg);
+    return (this.#driver = new PGliteDriver(this.pg));
   }
   createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
@@ -39,6 +44,8 @@ class PGliteDriver implements Driver {
   readonly #connection: PGliteConnection;
   #queue: Promise<void> = Promise.resolve();
   #release: (() => void) | undefined;
+  #waiting = 0;
+  #held = false;
 
   constructor(private readonly pg: PGlite) {
     this.#connection = new PGliteConnection(pg);
@@ -46,11 +53,21 @@ class PGliteDriver implements Driver {
 
   async init(): Promise<void> {}
 
+  stats() {
+    return { total: 1, idle: this.#held ? 0 : 1, waiting: this.#waiting };
+  }
+
   async acquireConnection(): Promise<DatabaseConnection> {
     const previous = this.#queue;
     let release!: () => void;
     this.#queue = new Promise<void>((resolve) => (release = resolve));
-    await previous;
+    this.#waiting += 1;
+    try {
+      await previous;
+    } finally {
+      this.#waiting -= 1;
+    }
+    this.#held = true;
     this.#release = release;
     return this.#connection;
   }
@@ -71,6 +88,7 @@ class PGliteDriver implements Driver {
   async releaseConnection(): Promise<void> {
     const release = this.#release;
     this.#release = undefined;
+    this.#held = false;
     release?.();
   }
 

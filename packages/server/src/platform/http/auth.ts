@@ -22,7 +22,7 @@ export function registerAuth(
   enabledModules: Record<ModuleName, boolean>,
 ): void {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?', 1)[0]!;
     const surface = surfaceOf(path);
     const preflight = request.method === 'OPTIONS' && request.routeOptions.config?.corsPreflight === true;
@@ -33,6 +33,8 @@ export function registerAuth(
         surface === 'client'
           ? await authenticateKey(auth, credential)
           : await authenticateAdmin(auth, credential);
+      // From here on every line this request logs names its account.
+      request.log = reply.log = request.log.child({ accountId: request.principal.accountId });
       if (request.principal.kind === 'customer') checkCustomerKeyAllowed(request, request.principal);
     }
     const module = moduleOf(path);

@@ -18,11 +18,11 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (pat
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
     if (appError.status >= 500) {
-      request.log.error({ err: error, requestId: request.id }, 'request failed');
+      request.log.error({ err: error }, 'request failed');
     } else if (appError !== error && isDataException(error)) {
-      request.log.warn({ err: error, requestId: request.id }, 'input refused by the database');
+      request.log.warn({ err: error }, 'input refused by the database');
     } else {
-      request.log.debug({ code: appError.code, requestId: request.id }, appError.message);
+      request.log.debug({ code: appError.code }, appError.message);
     }
     return sendError(request, reply, appError);
   });
@@ -54,7 +54,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
       : error.code === 'FST_ERR_BAD_URL'
         ? 'Malformed URL: the path is not valid percent-encoded UTF-8'
         : 'Malformed request';
-  request.log.debug({ code: error.code, requestId: request.id }, message);
+  request.log.debug({ code: error.code }, message);
   return sendError(request, reply, new AppError('validation_failed', message));
 }
 

@@ -109,6 +109,27 @@ export function withOptionalBodies<T extends object>(document: T): T {
   return document;
 }
 
+/** Marks a string response schema whose body is sent as this media type instead of JSON (`/metrics`). */
+export const MEDIA_TYPE_KEY = 'x-media-type';
+
+/** Responses marked with MEDIA_TYPE_KEY are documented under their own media type, without the marker. */
+export function withTextResponses<T extends object>(document: T): T {
+  type Responses = Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }>;
+  const paths = (document as { paths?: Record<string, Record<string, { responses?: Responses }>> }).paths ?? {};
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item)) {
+      for (const response of Object.values(op?.responses ?? {})) {
+        const media = response.content?.['application/json'];
+        const type = media?.schema?.[MEDIA_TYPE_KEY];
+        if (typeof type !== 'string') continue;
+        delete media!.schema![MEDIA_TYPE_KEY];
+        response.content = { [type]: media! };
+      }
+    }
+  }
+  return document;
+}
+
 const SCHEMA_REF = /"\$ref":"#\/components\/schemas\/([^"]+)"/g;
 const refsIn = (value: unknown) => [...JSON.stringify(value ?? null).matchAll(SCHEMA_REF)].map((m) => decodeURIComponent(m[1]!));
 

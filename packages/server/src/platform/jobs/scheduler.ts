@@ -3,6 +3,7 @@ import { CronExpressionParser } from 'cron-parser';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
+import type { Metrics } from '../metrics.js';
 import { JobItemsFailed } from './items.js';
 
 export type JobContext = { now: Date; slot: Date; log: FastifyBaseLogger };
@@ -33,6 +34,7 @@ export class Scheduler {
     private readonly clock: Clock,
     private readonly jobs: readonly Job[],
     private readonly log: FastifyBaseLogger,
+    private readonly metrics?: Pick<Metrics, 'jobRun'>,
   ) {
     for (const job of jobs) latestSlot(job.cron, new Date()); // fail at start on a bad expression
   }
@@ -84,6 +86,7 @@ export class Scheduler {
       .executeTakeFirst();
     if (!claimed) return { job: job.name, slot, status: 'skipped' };
     let error: string | null = null;
+    const started = performance.now();
     try {
       await job.run({ now, slot, log: this.log.child({ job: job.name }) });
     } catch (err) {
@@ -96,6 +99,7 @@ export class Scheduler {
       }
       this.log.error({ err, job: job.name, slot }, 'job failed');
     }
+    this.metrics?.jobRun(job.name, error ? 'failed' : 'succeeded', (performance.now() - started) / 1000);
     await this.db
       .updateTable('job_runs')
       .set({ finished_at: this.clock.now(), outcome: error ? 'FAILED' : 'SUCCEEDED', error })

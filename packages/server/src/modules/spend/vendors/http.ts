@@ -70,12 +70,14 @@ export function vendorHttp(
           ...(options.dispatcher ? ({ dispatcher: options.dispatcher } as object) : {}),
         });
       } catch (err) {
+        options.onAnswer?.('error');
         if (attempt < options.maxRetries && !isGuardRefusal(err)) {
           await sleep(backoffMs(attempt));
           continue;
         }
         throw new VendorError(networkMessage(describe.vendor, err, options.timeoutMs), null, { cause: err });
       }
+      options.onAnswer?.(response.status);
       if (response.ok) return response;
       const hinted = describe.retryDelayMs?.(response.status, response.headers) ?? null;
       const retryable = hinted !== null || response.status === 429 || response.status >= 500;

@@ -78,6 +78,8 @@ export type VendorClientOptions = {
   dispatcher?: unknown;
   /** Waits between retries; tests pass a fast one. Default: setTimeout. */
   sleep?: (ms: number) => Promise<void>;
+  /** Told of every attempt's outcome (its HTTP status, or 'error' without an answer): the runtime's outbound metrics. */
+  onAnswer?: (status: number | 'error') => void;
 };
 
 export interface VendorClient {
