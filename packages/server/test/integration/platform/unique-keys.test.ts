@@ -8,7 +8,7 @@ import { UNIQUE_CONSTRAINTS, UNIQUE_KEY_MESSAGE } from '../../../src/platform/db
 import { ok } from '../../../src/platform/http/envelope.js';
 import { newId } from '../../../src/platform/ids.js';
 
-const TABLES = ['features', 'plans', 'customers', 'credit_models', 'plan_credit_allocations', 'credit_pools', 'credit_pool_links'] as const;
+const TABLES = ['features', 'plans', 'customers', 'credit_models', 'plan_credit_allocations', 'credit_pools', 'credit_pool_links', 'usage_events', 'usage_event_keys'] as const;
 
 describe('unique-key collisions answer 409 conflict, mapped by constraint name', () => {
   let svc: TestService;
@@ -38,7 +38,7 @@ describe('unique-key collisions answer 409 conflict, mapped by constraint name',
     for (const name of Object.values(UNIQUE_CONSTRAINTS)) assert.ok(names.has(name), `unique index ${name} exists`);
   });
 
-  test('when a key, name, denomination, allocation, link or reference repeats then 409 conflict with its message and nothing is written', async () => {
+  test('when a key, name, denomination, allocation, link, reference or event key (a month later) repeats then 409 conflict with its message and nothing is written', async () => {
     const feature = await m.feature({ key: 'dup-feature' });
     const other = await m.feature({ key: 'other-feature' });
     const plan = await m.expectOk(m.admin('POST', '/plans', { key: 'dup-plan', name: 'Dup plan' }), 201);
@@ -51,6 +51,9 @@ describe('unique-key collisions answer 409 conflict, mapped by constraint name',
     const activePlan = await m.activePlan({ features: [{ id: feature.id }] });
     const sub = await m.subscribe('dup-customer', activePlan.id);
     await m.expectOk(m.admin('POST', `/credits/pools/${pool.id}/subscriptions/${sub.subscription.id}`), 201);
+    // An event key is unique per account across every month (usage_event_keys, ADR 0022).
+    await m.expectOk(m.event({ customerReferenceId: 'dup-customer', featureKey: feature.key, usageUnits: 1, eventIdempotencyKey: 'dup-event' }), 201);
+    svc.clock.set(new Date(svc.clock.now().getTime() + 40 * 86_400_000));
 
     const cases: [string, string, unknown, 'admin' | 'client', string][] = [
       ['POST', '/features', { name: 'x', key: 'dup-feature' }, 'admin', 'Feature with key: dup-feature already exists'],
@@ -64,6 +67,7 @@ describe('unique-key collisions answer 409 conflict, mapped by constraint name',
       ['POST', '/credits/pools', { name: 'dup-pool', denomination: 'dup-credits' }, 'admin', "Credit pool with name 'dup-pool' already exists"],
       ['POST', `/credits/pools/${pool.id}/subscriptions/${sub.subscription.id}`, undefined, 'admin', 'Pool already linked to subscription'],
       ['POST', '/customers', { customerReferenceId: 'dup-customer', email: 'x@example.com' }, 'client', "Customer with customerReferenceId 'dup-customer' already exists"],
+      ['POST', '/events', { eventName: 'e', customerReferenceId: 'dup-customer', featureKey: 'dup-feature', usageUnits: 1, eventIdempotencyKey: 'dup-event' }, 'client', "Event with eventIdempotencyKey 'dup-event' was already ingested"],
     ];
     const before = await counts();
     const planBefore = await m.expectOk(m.admin('GET', `/plans/${plan2.id}`));
