@@ -23,5 +23,28 @@ export {
   TallyValidationError,
   type TallyFieldError,
 } from './errors.js';
-export { parseJson, stringifyJson, isDecimalKey, type DecimalString } from './json.js';
+export { parseJson, stringifyJson, isDecimalKey } from './json.js';
 export { DECIMAL_FIELDS, type DecimalField } from './generated/decimal-fields.js';
+export {
+  Tally,
+  Billing,
+  Catalog,
+  CustomerKeys,
+  Customers,
+  Credits,
+  Entitlements,
+  Outcomes,
+  PaymentMethods,
+  Reservations,
+  Subscriptions,
+  type CallOptions,
+  type CheckOptions,
+  type CreateCustomerInput,
+  type CreateReservationInput,
+  type CreateSubscriptionInput,
+  type Entitlement,
+  type MutationOptions,
+  type TallyOptions,
+} from './tally.js';
+export { DirectEvents, withEventKey, type EventResult, type EventSink, type TrackEvent, type TrackOptions } from './events.js';
+export type { DecimalInput, DecimalString, OperationBody, OperationData, OperationQuery, Page, PageQuery, Schema, Wire, WireInput } from './types.js';

@@ -8,19 +8,20 @@
  *   `generated/decimal-fields.ts`, or inside an array under such a key) is returned as its lexeme, a
  *   decimal string (`"1234.567891"`, `"100"`). Any other number is a JS number when it is a safe
  *   integer lexeme (at most 15 digits, no fraction or exponent), else its lexeme as a string: no
- *   number is ever rounded.
- * - Stringifying: a string under a decimal key that reads as a plain decimal (`-12.5`, `100`) and a
- *   `bigint` anywhere are written as JSON number lexemes, digit for digit. Other strings stay
- *   strings; JS numbers are written as `JSON.stringify` writes them.
+ *   number is ever rounded. One exception: the integers of a page's `pagination` object are numbers.
+ * - Stringifying: a string under a decimal key that reads as a decimal (`-12.5`, `100`, `1e-7`) and a
+ *   `bigint` anywhere are written as JSON number lexemes, digit for digit; a value with `toJSON`
+ *   (a decimal library's type) is written as what it returns. Other strings stay strings. A JS
+ *   number under a decimal key must be a safe integer (a `TypeError` otherwise: a fraction in a
+ *   double is already rounded); elsewhere numbers are written as `JSON.stringify` writes them.
  */
 import { DECIMAL_FIELDS } from './generated/decimal-fields.js';
 
-/** A decimal amount as it crosses the client's boundary: plain notation, e.g. `"12.500000"`. */
-export type DecimalString = string;
-
 const DECIMAL_KEYS: ReadonlySet<string> = new Set(DECIMAL_FIELDS);
-const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+const DECIMAL_LEXEME = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 const SAFE_INTEGER = /^-?\d{1,15}$/;
+/** Pages' `pagination` holds integers only (its `limit` is not the decimal usage `limit`). */
+const PLAIN_OBJECT = 'pagination';
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 export function isDecimalKey(key: string): boolean {
@@ -53,7 +54,7 @@ export function parseJson(text: string): unknown {
     }
     return escaped ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
   };
-  const value = (decimal: boolean): unknown => {
+  const value = (decimal: boolean, ownKey?: string): unknown => {
     space();
     const c = text[i];
     if (c === '{') {
@@ -70,7 +71,7 @@ export function parseJson(text: string): unknown {
         const key = string();
         space();
         if (text[i++] !== ':') fail("expected ':'");
-        const v = value(DECIMAL_KEYS.has(key));
+        const v = value(ownKey !== PLAIN_OBJECT && DECIMAL_KEYS.has(key), key);
         if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
         else out[key] = v;
         space();
@@ -88,7 +89,7 @@ export function parseJson(text: string): unknown {
         return out;
       }
       for (;;) {
-        out.push(value(decimal));
+        out.push(value(decimal, ownKey));
         space();
         const next = text[i++];
         if (next === ']') return out;
@@ -119,8 +120,11 @@ export function stringifyJson(input: unknown): string {
     if (v !== undefined && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON: () => unknown }).toJSON();
     switch (typeof v) {
       case 'string':
-        return decimal && v.length <= 100 && PLAIN_DECIMAL.test(v) ? v : JSON.stringify(v);
+        return decimal && v.length <= 100 && DECIMAL_LEXEME.test(v) ? v : JSON.stringify(v);
       case 'number':
+        if (decimal && !Number.isSafeInteger(v)) {
+          throw new TypeError(`Tally: pass the amount ${v} as a decimal string (e.g. "${v}"): a non-integer JS number is a binary float`);
+        }
         return Number.isFinite(v) ? JSON.stringify(v) : 'null';
       case 'bigint':
         return v.toString();

@@ -7,7 +7,9 @@
  * idempotency key (`Idempotency-Key`, or an `eventIdempotencyKey` / `idempotencyKey` in the body,
  * made once per logical call and sent unchanged on every attempt), so the service answers a repeat
  * as a duplicate instead of storing it again. Retried: network errors, attempt timeouts, 408, 429
- * (waiting at least `Retry-After`, seconds or an HTTP date) and 5xx. Never retried: other 4xx.
+ * (waiting at least `Retry-After`, seconds or an HTTP date) and 5xx. Never retried: other 4xx, with
+ * one exception: 409 `idempotency_conflict` under an `Idempotency-Key` after an attempt that got no
+ * answer (that attempt may still be running: the service answers "still in progress" until it ends).
  * Waits grow exponentially with full jitter: random(0, min(retryMaxMs, retryBaseMs · 2^attempt)).
  */
 import {
@@ -132,11 +134,16 @@ export class Transport {
     const headers = this.headers(o);
     const body = o.body === undefined ? undefined : stringifyJson(o.body);
     const retries = (o.retry ?? isSafeToRetry(o)) ? this.options.maxRetries : 0;
+    let unanswered = false;
     for (let attempt = 0; ; attempt++) {
       if (o.signal?.aborted) throw aborted(o.signal);
       const result = await this.attempt<T>(o, url, headers, body, attempt + 1);
       if (result.ok) return result.response;
-      if (!result.retryable || attempt >= retries) throw result.error;
+      // An earlier attempt got no answer and may still be running under the key: the service says
+      // "still in progress" (409 idempotency_conflict) until it finishes, then replays its answer.
+      const stillRunning = unanswered && o.idempotencyKey !== undefined && result.error.code === 'idempotency_conflict';
+      if (!(result.retryable || stillRunning) || attempt >= retries) throw result.error;
+      if (result.error.status === undefined) unanswered = true;
       const backoff = Math.random() * Math.min(this.options.retryMaxMs, this.options.retryBaseMs * 2 ** attempt);
       await sleep(Math.max(backoff, result.waitAtLeastMs ?? 0), o.signal);
     }

@@ -1,0 +1,388 @@
+/**
+ * The ergonomic layer: `new Tally({ apiKey, baseUrl })`, then `check` → your call → `track`, and the
+ * Client API by resource (`customers`, `subscriptions`, `credits`, `entitlements`, `catalog`,
+ * `billing`, `outcomes`). Every call goes through one `Transport` (./transport.ts); every answer is
+ * typed from the generated document with amounts as decimal strings (./types.ts); failures are the
+ * typed errors of ./errors.ts.
+ *
+ * Retry safety: reads are retried; every mutating helper sends an `Idempotency-Key` made once per
+ * call (or the caller's `idempotencyKey`) and reused on every attempt, so the service runs it once
+ * and replays its answer to a retry. `track` uses the event's own `eventIdempotencyKey` for both.
+ * `check` is retried too: it writes only the check's log entry, and its `flowId` (made here once)
+ * makes a `reserve: true` hold idempotent.
+ */
+import { DirectEvents, type EventResult, type EventSink, type TrackEvent, type TrackOptions } from './events.js';
+import { encodePath, newIdempotencyKey, Transport, type RequestOptions, type TransportOptions } from './transport.js';
+import type { DecimalInput, OperationBody, OperationData, OperationQuery, PageQuery } from './types.js';
+
+export type TallyOptions = TransportOptions & {
+  /** Where `track` sends events; default: each alone, unbuffered (`DirectEvents`). */
+  events?: EventSink;
+};
+
+/** Per-call options of every helper. */
+export type CallOptions = {
+  /** Per attempt; overrides the client's `timeoutMs`. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+};
+
+/** Per-call options of mutating helpers. */
+export type MutationOptions = CallOptions & {
+  /** Default: a fresh UUID per call. Pass your own to make a call idempotent across restarts. */
+  idempotencyKey?: string;
+};
+
+export type CheckOptions = CallOptions & {
+  /** Proposed units (default 1). */
+  units?: DecimalInput;
+  /** The AI model, for the credit quote's weight. */
+  model?: string | null;
+  /** Hold the quoted credits under `flowId` until the event of the same flow captures them. */
+  reserve?: boolean;
+  /** Default: a fresh UUID, returned as `flowId`; send it with the event. */
+  flowId?: string;
+  eventName?: string;
+  meta?: Record<string, unknown>;
+};
+
+export type Entitlement = OperationData<'evaluateEntitlement'>;
+
+/** `POST /api/v1/client/customers` (the generated body is a union the generator cannot name). */
+export type CreateCustomerInput = {
+  customerReferenceId: string;
+  email: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  phoneNumber?: string | null;
+  address?: string | null;
+};
+
+/** `POST /api/v1/client/subscriptions`: `planId` (uuid or key) or `planKey`. */
+export type CreateSubscriptionInput = {
+  /** Required with a tenant key. */
+  customerReferenceId?: string;
+  planId?: string;
+  planKey?: string;
+  paymentMethodId?: string;
+  gracePeriod?: number;
+};
+
+export type CreateReservationInput = Omit<OperationBody<'createCreditReservation'>, 'idempotencyKey'> & {
+  /** Default: a fresh UUID per call (also sent as `Idempotency-Key`). */
+  idempotencyKey?: string;
+};
+
+type Method = RequestOptions['method'];
+
+export class Tally {
+  readonly transport: Transport;
+  /** The sink `track` delegates to; swap it for a batching one. */
+  events: EventSink;
+  readonly entitlements: Entitlements;
+  readonly customers: Customers;
+  readonly subscriptions: Subscriptions;
+  readonly credits: Credits;
+  readonly catalog: Catalog;
+  readonly billing: Billing;
+  readonly outcomes: Outcomes;
+
+  constructor(options: TallyOptions) {
+    const { events, ...transport } = options;
+    this.transport = new Transport(transport);
+    this.events = events ?? new DirectEvents(this.transport);
+    const call = caller(this.transport);
+    this.entitlements = new Entitlements(call);
+    this.customers = new Customers(call);
+    this.subscriptions = new Subscriptions(call);
+    this.credits = new Credits(call);
+    this.catalog = new Catalog(call);
+    this.billing = new Billing(call);
+    this.outcomes = new Outcomes(call);
+  }
+
+  /**
+   * Is `customer` entitled to `feature` for `units` (of `model`)? A denial is `allowed: false` with
+   * `meta.reason`, never an error. With `reserve: true` the quoted credits are held under `flowId`.
+   */
+  check(customer: string, feature: string, options: CheckOptions = {}): Promise<Entitlement> {
+    return this.entitlements.evaluate({ customerReferenceId: customer, featureKey: feature, ...options });
+  }
+
+  /** Reports a usage event through `events` (its `eventIdempotencyKey` made once when absent). */
+  track(event: TrackEvent, options?: TrackOptions): Promise<EventResult> {
+    return this.events.track(event, options);
+  }
+
+  /** Sends what `events` buffers (a no-op unbuffered). */
+  async flush(options?: { timeoutMs?: number }): Promise<void> {
+    await this.events.flush?.(options);
+  }
+
+  /** Flushes and closes `events`; call on shutdown. */
+  async close(options?: { timeoutMs?: number }): Promise<void> {
+    await this.events.close?.(options);
+  }
+}
+
+type Call = <T>(method: Method, path: string, o?: CallOptions & { query?: RequestOptions['query']; body?: unknown; idempotencyKey?: string; retry?: boolean }) => Promise<T>;
+
+/** One call's data; mutations (not GET) always carry an idempotency key. */
+function caller(transport: Transport): Call {
+  return async <T>(method: Method, path: string, o: Parameters<Call>[2] = {}) => {
+    const { idempotencyKey, ...rest } = o;
+    const key = method === 'GET' ? undefined : (idempotencyKey ?? newIdempotencyKey());
+    const r = await transport.request<T>({ method, path, ...rest, ...(key ? { idempotencyKey: key } : {}) });
+    return r.data;
+  };
+}
+
+const page = (q: PageQuery = {}) => ({ limit: q.limit, offset: q.offset });
+const split = <O extends CallOptions>(o: O = {} as O): [Omit<O, 'timeoutMs' | 'signal'>, CallOptions] => {
+  const { timeoutMs, signal, ...rest } = o;
+  return [rest, { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(signal ? { signal } : {}) }];
+};
+
+export class Entitlements {
+  constructor(private readonly call: Call) {}
+
+  /** `POST /entitlements`: entitlement, limit simulation and credit quote for proposed usage (retried; see the file's note). */
+  evaluate(input: { customerReferenceId?: string; featureKey: string } & CheckOptions): Promise<Entitlement> {
+    const [{ customerReferenceId, featureKey, units, model, reserve, flowId, eventName, meta }, o] = split(input);
+    const body = {
+      ...(customerReferenceId === undefined ? {} : { customerReferenceId }),
+      featureKey,
+      usage: { usageUnits: units ?? 1, ...(model === undefined ? {} : { model }), ...(eventName ? { eventName } : {}), ...(meta ? { meta } : {}) },
+      ...(reserve ? { reserve: true } : {}),
+      context: { flowId: flowId ?? newIdempotencyKey() },
+    };
+    return this.call('POST', '/api/v1/client/entitlements', { body, retry: true, ...o });
+  }
+
+  /** `GET /entitlements/{ref}/{featureKey}`: entitled now? (`record: false` skips the check's log entry). */
+  get(customer: string, feature: string, options: CallOptions & { record?: boolean } = {}): Promise<OperationData<'checkEntitlement'>> {
+    const [{ record }, o] = split(options);
+    return this.call('GET', encodePath`/api/v1/client/entitlements/${customer}/${feature}`, { query: { record }, ...o });
+  }
+
+  /** The customer's entitlements per active subscription. */
+  list(customer: string, options: CallOptions & PageQuery = {}): Promise<OperationData<'listCustomerEntitlements'>> {
+    const [q, o] = split(options);
+    return this.call('GET', encodePath`/api/v1/client/entitlements/${customer}`, { query: page(q), ...o });
+  }
+}
+
+export class Customers {
+  readonly keys: CustomerKeys;
+  readonly paymentMethods: PaymentMethods;
+
+  constructor(private readonly call: Call) {
+    this.keys = new CustomerKeys(call);
+    this.paymentMethods = new PaymentMethods(call);
+  }
+
+  create(input: CreateCustomerInput, options?: MutationOptions): Promise<OperationData<'createCustomer'>> {
+    return this.call('POST', '/api/v1/client/customers', { body: input, ...options });
+  }
+
+  list(options: CallOptions & PageQuery & { customerReferenceId?: string } = {}): Promise<OperationData<'listCustomers'>> {
+    const [{ customerReferenceId, ...q }, o] = split(options);
+    return this.call('GET', '/api/v1/client/customers', { query: { ...page(q), customerReferenceId }, ...o });
+  }
+
+  /** A customer with its subscriptions. */
+  get(customer: string, options?: CallOptions): Promise<OperationData<'getCustomer'>> {
+    return this.call('GET', encodePath`/api/v1/client/customers/${customer}`, options);
+  }
+
+  /** Updates only the fields sent. */
+  update(customer: string, patch: OperationBody<'updateCustomer'>, options?: MutationOptions): Promise<OperationData<'updateCustomer'>> {
+    return this.call('PATCH', encodePath`/api/v1/client/customers/${customer}`, { body: patch, ...options });
+  }
+
+  /** Current-period usage and projections (burndown). */
+  usage(customer: string, options?: CallOptions): Promise<OperationData<'getUsageReport'>> {
+    return this.call('GET', encodePath`/api/v1/client/customers/${customer}/usage`, options);
+  }
+}
+
+export class CustomerKeys {
+  constructor(private readonly call: Call) {}
+
+  /** Issues a customer key (`ck_…`); its plaintext is in this answer only. */
+  create(customer: string, input: OperationBody<'createCustomerKey'> = {}, options?: MutationOptions): Promise<OperationData<'createCustomerKey'>> {
+    return this.call('POST', encodePath`/api/v1/client/customers/${customer}/keys`, { body: input, ...options });
+  }
+
+  list(customer: string, options: CallOptions & PageQuery = {}): Promise<OperationData<'listCustomerKeys'>> {
+    const [q, o] = split(options);
+    return this.call('GET', encodePath`/api/v1/client/customers/${customer}/keys`, { query: page(q), ...o });
+  }
+
+  rotate(customer: string, keyId: string, options?: MutationOptions): Promise<OperationData<'rotateCustomerKey'>> {
+    return this.call('POST', encodePath`/api/v1/client/customers/${customer}/keys/${keyId}/rotate`, options);
+  }
+
+  revoke(customer: string, keyId: string, options?: MutationOptions): Promise<OperationData<'revokeCustomerKey'>> {
+    return this.call('DELETE', encodePath`/api/v1/client/customers/${customer}/keys/${keyId}`, options);
+  }
+}
+
+export class PaymentMethods {
+  constructor(private readonly call: Call) {}
+
+  /** A Stripe setup intent the principal confirms with Stripe directly. */
+  setupIntent(customer: string, options?: MutationOptions): Promise<OperationData<'createSetupIntent'>> {
+    return this.call('POST', encodePath`/api/v1/client/customers/${customer}/payment-methods/setup-intent`, options);
+  }
+
+  setDefault(customer: string, paymentMethodId: string, options?: MutationOptions): Promise<OperationData<'setDefaultPaymentMethod'>> {
+    return this.call('POST', encodePath`/api/v1/client/customers/${customer}/payment-methods/default`, { body: { paymentMethodId }, ...options });
+  }
+}
+
+export class Subscriptions {
+  constructor(private readonly call: Call) {}
+
+  /** Subscribes a customer to an ACTIVE plan (a DUE invoice is raised for paid plans). */
+  create(input: CreateSubscriptionInput, options?: MutationOptions): Promise<OperationData<'createSubscription'>> {
+    return this.call('POST', '/api/v1/client/subscriptions', { body: input, ...options });
+  }
+
+  /** Cancels at period end (default) or immediately. */
+  cancel(subscriptionId: string, options: MutationOptions & { mode?: NonNullable<OperationQuery<'cancelSubscription'>['cancelMode']> } = {}): Promise<OperationData<'cancelSubscription'>> {
+    const { mode, ...o } = options;
+    return this.call('POST', encodePath`/api/v1/client/subscriptions/cancellation/${subscriptionId}`, { query: { cancelMode: mode }, ...o });
+  }
+
+  /** Undoes a scheduled end-of-period cancellation. */
+  undoCancellation(subscriptionId: string, options?: MutationOptions): Promise<OperationData<'undoSubscriptionCancellation'>> {
+    return this.call('DELETE', encodePath`/api/v1/client/subscriptions/cancellation/${subscriptionId}/scheduled`, options);
+  }
+
+  /** Upgrades now (prorated) or downgrades at period end. */
+  changePlan(subscriptionId: string, input: OperationBody<'changeSubscriptionPlan'>, options?: MutationOptions): Promise<OperationData<'changeSubscriptionPlan'>> {
+    return this.call('POST', encodePath`/api/v1/client/subscriptions/${subscriptionId}/plan-change`, { body: input, ...options });
+  }
+
+  cancelScheduledPlanChange(subscriptionId: string, options?: MutationOptions): Promise<OperationData<'cancelScheduledPlanChange'>> {
+    return this.call('DELETE', encodePath`/api/v1/client/subscriptions/${subscriptionId}/plan-change/scheduled`, options);
+  }
+}
+
+export class Credits {
+  readonly reservations: Reservations;
+
+  constructor(private readonly call: Call) {
+    this.reservations = new Reservations(call);
+  }
+
+  /** The price in effect now per priced denomination. */
+  prices(options: CallOptions & PageQuery = {}): Promise<OperationData<'listCurrentCreditPrices'>> {
+    const [q, o] = split(options);
+    return this.call('GET', '/api/v1/client/credits/prices', { query: page(q), ...o });
+  }
+
+  /** The customer's pools, with their balances. */
+  pools(customer: string, options: CallOptions & PageQuery = {}): Promise<OperationData<'listCustomerCreditPools'>> {
+    const [q, o] = split(options);
+    return this.call('GET', encodePath`/api/v1/client/credits/${customer}/pools`, { query: page(q), ...o });
+  }
+
+  pool(customer: string, poolId: string, options?: CallOptions): Promise<OperationData<'getCustomerCreditPool'>> {
+    return this.call('GET', encodePath`/api/v1/client/credits/${customer}/pools/${poolId}`, options);
+  }
+
+  grants(customer: string, poolId: string, options: CallOptions & PageQuery = {}): Promise<OperationData<'listCustomerCreditGrants'>> {
+    const [q, o] = split(options);
+    return this.call('GET', encodePath`/api/v1/client/credits/${customer}/pools/${poolId}/grants`, { query: page(q), ...o });
+  }
+
+  /** A pool's ledger, oldest first. */
+  ledger(customer: string, poolId: string, options: CallOptions & PageQuery = {}): Promise<OperationData<'listCustomerCreditTransactions'>> {
+    const [q, o] = split(options);
+    return this.call('GET', encodePath`/api/v1/client/credits/${customer}/pools/${poolId}/transactions`, { query: page(q), ...o });
+  }
+
+  /** Buys credits at the book price: charged off-session, or `TallyPaymentRequiredError` with `checkoutUrl`. */
+  purchase(input: OperationBody<'purchaseCredits'>, options?: MutationOptions): Promise<OperationData<'purchaseCredits'>> {
+    return this.call('POST', '/api/v1/client/credits/purchases', { body: input, ...options });
+  }
+
+  /** A hosted checkout: PENDING until paid (COMPLETED) or expired. */
+  checkoutSession(checkoutSessionId: string, options?: CallOptions): Promise<OperationData<'getCheckoutSession'>> {
+    return this.call('GET', encodePath`/api/v1/client/checkout-sessions/${checkoutSessionId}`, options);
+  }
+}
+
+export class Reservations {
+  constructor(private readonly call: Call) {}
+
+  /** Holds `amount` credits of `denomination` (its `idempotencyKey` made once per call when absent). */
+  hold(input: CreateReservationInput, options?: CallOptions): Promise<OperationData<'createCreditReservation'>> {
+    const body = { ...input, idempotencyKey: input.idempotencyKey ?? newIdempotencyKey() };
+    return this.call('POST', '/api/v1/client/credits/reservations', { body, idempotencyKey: body.idempotencyKey, ...options });
+  }
+
+  get(reservationId: string, options?: CallOptions): Promise<OperationData<'getCreditReservation'>> {
+    return this.call('GET', encodePath`/api/v1/client/credits/reservations/${reservationId}`, options);
+  }
+
+  /** Captures the actual credits and releases the rest (an excess is drawn as far as the pools go). */
+  capture(reservationId: string, amount: DecimalInput, options?: MutationOptions): Promise<OperationData<'captureCreditReservation'>> {
+    return this.call('POST', encodePath`/api/v1/client/credits/reservations/${reservationId}/capture`, { body: { amount }, ...options });
+  }
+
+  /** Releases the hold without consuming anything. */
+  release(reservationId: string, options?: MutationOptions): Promise<OperationData<'releaseCreditReservation'>> {
+    return this.call('POST', encodePath`/api/v1/client/credits/reservations/${reservationId}/release`, options);
+  }
+}
+
+export class Catalog {
+  constructor(private readonly call: Call) {}
+
+  /** ACTIVE plans with their features. */
+  plans(options: CallOptions & PageQuery = {}): Promise<OperationData<'listCatalogPlans'>> {
+    const [q, o] = split(options);
+    return this.call('GET', '/api/v1/client/plans', { query: page(q), ...o });
+  }
+
+  features(options: CallOptions & PageQuery = {}): Promise<OperationData<'listCatalogFeatures'>> {
+    const [q, o] = split(options);
+    return this.call('GET', '/api/v1/client/features', { query: page(q), ...o });
+  }
+
+  feature(featureKey: string, options?: CallOptions): Promise<OperationData<'getCatalogFeature'>> {
+    return this.call('GET', encodePath`/api/v1/client/features/${featureKey}`, options);
+  }
+}
+
+export class Billing {
+  constructor(private readonly call: Call) {}
+
+  /** A customer's invoices, newest first. */
+  invoices(customer: string, options: CallOptions & PageQuery = {}): Promise<OperationData<'listCustomerInvoices'>> {
+    const [q, o] = split(options);
+    return this.call('GET', encodePath`/api/v1/client/billing/invoices/${customer}`, { query: page(q), ...o });
+  }
+
+  /** Settles a DUE invoice (no payment processor connected). */
+  markPaid(invoiceId: string, options?: MutationOptions): Promise<OperationData<'markInvoicePaid'>> {
+    return this.call('POST', encodePath`/api/v1/client/billing/invoices/${invoiceId}/mark-paid`, options);
+  }
+
+  /** The processor's hosted page for the subscription's first DUE invoice. */
+  hostedInvoicePage(subscriptionId: string, options?: MutationOptions): Promise<OperationData<'openHostedInvoicePage'>> {
+    return this.call('POST', encodePath`/api/v1/client/billing/subscriptions/${subscriptionId}/stripe/checkout`, options);
+  }
+}
+
+export class Outcomes {
+  constructor(private readonly call: Call) {}
+
+  /** Posts (or updates, by `externalId`) an outcome. */
+  post(input: OperationBody<'postClientOutcome'>, options?: MutationOptions): Promise<OperationData<'postClientOutcome'>> {
+    return this.call('POST', '/api/v1/client/outcomes', { body: input, ...options });
+  }
+}
