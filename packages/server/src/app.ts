@@ -22,6 +22,7 @@ import { spendRoutes } from './modules/spend/index.js';
 import { usageAdminRoutes, usageClientRoutes } from './modules/usage/index.js';
 import type { AppContext } from './platform/context.js';
 import { registerAuth } from './platform/http/auth.js';
+import { consoleFallback, consoleRoutes, DEFAULT_CONSOLE_DIR } from './platform/http/console.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.js';
 import { registerIdempotency } from './platform/http/idempotency.js';
 import { assertCleanStrings, assertJsonDepth, MAX_PATH_PARAM_LENGTH, registerInputGuards } from './platform/http/input-guard.js';
@@ -35,6 +36,8 @@ export type BuildAppOptions = {
   logStream?: NodeJS.WritableStream;
   /** Extra routes, registered with the rest (tests use it to exercise platform mechanisms). */
   extraRoutes?: (app: FastifyInstance) => unknown;
+  /** The console's build directory (default apps/console/dist); tests point it at a missing one. */
+  consoleDir?: string;
 };
 
 export type RouteEntry = {
@@ -117,7 +120,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   });
 
   const routeTable: RouteEntry[] = [];
-  registerErrorHandling(app, allowedMethodsFrom(routeTable));
+  const consoleDir = options.consoleDir ?? DEFAULT_CONSOLE_DIR;
+  registerErrorHandling(app, allowedMethodsFrom(routeTable), consoleFallback(consoleDir));
   registerInputGuards(app);
   await app.register(swagger, {
     openapi: { ...OPENAPI_DOCUMENT, servers: openApiServers(config.publicBaseUrl, config.port) },
@@ -150,6 +154,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   app.get('/v3/api-docs', { schema: { hide: true } }, async () => app.swagger());
   app.get('/swagger-ui.html', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/swagger-ui/'));
   await app.register(healthRoutes(ctx));
+  await app.register(consoleRoutes(config, consoleDir));
   await app.register(accounts.accountRoutes(ctx));
   await app.register(settingsAdminRoutes(ctx));
   // Monetization module (its switch answers module_disabled by path prefix in the auth hook).

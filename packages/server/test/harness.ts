@@ -35,6 +35,8 @@ export type StartOptions = {
   env?: Record<string, string>;
   now?: string;
   extraRoutes?: (app: FastifyInstance) => unknown;
+  /** The console build to serve (default apps/console/dist). */
+  consoleDir?: string;
 };
 
 export async function openTestDatabase(): Promise<{ database: Database; schema?: string; drop(): Promise<void> }> {
@@ -106,6 +108,7 @@ async function listen(config: ReturnType<typeof loadConfig>, database: Database,
     clock,
     logStream,
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
+    ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
   });
   // A deep accept queue: the hammer tests open a thousand connections at once.
   await runtime.app.listen({ port: 0, host: '127.0.0.1', backlog: 2048 });

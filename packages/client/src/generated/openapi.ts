@@ -2287,6 +2287,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/v1/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the web console needs before sign-in: the switched-on modules and whether a dev login exists */
+        get: operations["getConsoleInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public/v1/login": {
         parameters: {
             query?: never;
@@ -2452,6 +2469,15 @@ export interface components {
             subscriptions?: {
                 [key: string]: unknown;
             }[];
+        };
+        ConsoleInfo: {
+            /** @description True outside production: `npm start` seeds a dev account and prints its login at startup (DEV_SEED_* variables) */
+            devLogin: boolean;
+            /** @description Which modules this install has switched on; the console hides the pages of the others */
+            modules: {
+                build: boolean;
+                monetization: boolean;
+            };
         };
         CreditGrant: {
             amount: number;
@@ -18234,6 +18260,66 @@ export interface operations {
             };
             /** @description Default Response */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getConsoleInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConsoleInfo"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

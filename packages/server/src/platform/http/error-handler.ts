@@ -13,8 +13,13 @@ import { uniqueViolationOf, UNIQUE_KEY_MESSAGE } from '../db/errors.js';
  *
  * `allowedMethods(path)` lists the methods routed on a path (empty when the path is unknown): a
  * known path with another method answers 405 method_not_allowed with `Allow`, an unknown one 404.
+ * `fallback` may answer an unrouted request first (the console's history fallback); null passes.
  */
-export function registerErrorHandling(app: FastifyInstance, allowedMethods: (path: string) => string[] = () => []): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  allowedMethods: (path: string) => string[] = () => [],
+  fallback: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | null = () => null,
+): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
     if (appError.status >= 500) {
@@ -30,7 +35,9 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (pat
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0]!;
     const allowed = allowedMethods(path);
-    if (allowed.length > 0) {
+    // A routed method can still miss (a wildcard route's file does not exist): that is a 404.
+    const routed = allowed.includes(request.method === 'HEAD' ? 'GET' : request.method);
+    if (allowed.length > 0 && !routed) {
       return sendError(
         request,
         reply,
@@ -39,7 +46,7 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (pat
         }),
       );
     }
-    return sendError(request, reply, new AppError('not_found', `No route for ${request.method} ${path}`));
+    return fallback(request, reply) ?? sendError(request, reply, new AppError('not_found', `No route for ${request.method} ${path}`));
   });
 }
 

@@ -1,0 +1,80 @@
+/**
+ * The console's one way to the service: the generated core of `@tally/client` (types from
+ * /v3/api-docs, so the pages and the API cannot drift), with the admin JWT added to every call
+ * and a 401 turned into a clean return to the login page. The JWT lives in this module's memory
+ * only: never localStorage or sessionStorage (a reload asks for the login again).
+ */
+import { createCore, parseJson, type components } from '@tally/client';
+
+export type Schemas = components['schemas'];
+
+let token: string | null = null;
+let onUnauthorized: () => void = () => {};
+
+/**
+ * fetch whose JSON keeps every amount exact: the client's codec reads decimal fields as decimal
+ * strings (JSON.parse would put them through a double). At run time those fields are strings even
+ * where the generated types say number; format.ts takes either.
+ */
+async function exactJsonFetch(input: Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  Object.defineProperty(response, 'json', { value: async () => parseJson(await response.text()) });
+  return response;
+}
+
+export const api = createCore({ baseUrl: window.location.origin, fetch: exactJsonFetch as typeof fetch });
+
+api.use({
+  onRequest({ request }) {
+    if (token && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${token}`);
+    return request;
+  },
+  onResponse({ response }) {
+    // A 401 while signed in means the JWT expired or was refused: back to the login page.
+    if (response.status === 401 && token) onUnauthorized();
+    return response;
+  },
+});
+
+export function setToken(next: string | null): void {
+  token = next;
+}
+
+export function setUnauthorizedHandler(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+/** An answer other than 2xx, with the envelope's code, message and requestId (shown to the user). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly requestId: string | undefined,
+    readonly fields: { field: string; message: string }[] = [],
+  ) {
+    super(message);
+  }
+}
+
+type Answer<T> = { data?: { data?: T } | undefined; error?: unknown; response: Response };
+
+/** The `data` of a success envelope, or throws ApiError with the error envelope's content. */
+export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
+  let answer: Answer<T>;
+  try {
+    answer = await call;
+  } catch (err) {
+    throw new ApiError(0, 'network_error', `The service did not answer (${(err as Error).message})`, undefined);
+  }
+  if (answer.response.ok) return answer.data?.data as T;
+  const envelope = (answer.error ?? {}) as Partial<Schemas['ErrorEnvelope']>;
+  const error = envelope.error;
+  throw new ApiError(
+    answer.response.status,
+    error?.code ?? 'http_error',
+    error?.message ?? `${answer.response.status} ${answer.response.statusText}`,
+    error?.requestId ?? answer.response.headers.get('x-request-id') ?? undefined,
+    error?.fields ?? [],
+  );
+}

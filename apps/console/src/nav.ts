@@ -1,0 +1,45 @@
+/**
+ * The console's navigation. Each entry names the module it belongs to: a module switched off on
+ * the server (GET /public/v1/console) hides its pages. Entries without `ready` are slots for pages
+ * not built yet; they render a placeholder until their page lands.
+ */
+export type ModuleName = 'monetization' | 'build';
+
+export type NavEntry = { path: string; label: string; module: ModuleName | null; ready: boolean };
+export type NavSection = { title: string; entries: NavEntry[] };
+
+export const NAV: NavSection[] = [
+  {
+    title: 'Monetization',
+    entries: [
+      { path: '/', label: 'Overview', module: 'monetization', ready: true },
+      { path: '/catalog/features', label: 'Features', module: 'monetization', ready: true },
+      { path: '/catalog/plans', label: 'Plans', module: 'monetization', ready: false },
+      { path: '/customers', label: 'Customers', module: 'monetization', ready: false },
+      { path: '/events', label: 'Events', module: 'monetization', ready: false },
+      { path: '/credits', label: 'Credits', module: 'monetization', ready: false },
+      { path: '/agent', label: 'Agent surface', module: 'monetization', ready: false },
+      { path: '/payments', label: 'Payments', module: 'monetization', ready: false },
+    ],
+  },
+  {
+    title: 'AI spend',
+    entries: [
+      { path: '/spend/connections', label: 'Connections', module: 'build', ready: false },
+      { path: '/spend/usage', label: 'Usage', module: 'build', ready: false },
+      { path: '/spend/allocation', label: 'Allocation', module: 'build', ready: false },
+      { path: '/spend/budgets', label: 'Budgets', module: 'build', ready: false },
+      { path: '/spend/alerts', label: 'Alerts', module: 'build', ready: false },
+      { path: '/spend/reports', label: 'Reports', module: 'build', ready: false },
+      { path: '/spend/settings', label: 'Spend settings', module: 'build', ready: false },
+    ],
+  },
+  { title: 'Account', entries: [{ path: '/account', label: 'Account & keys', module: null, ready: true }] },
+];
+
+export function visibleNav(modules: Record<ModuleName, boolean> | undefined): NavSection[] {
+  return NAV.map((section) => ({
+    ...section,
+    entries: section.entries.filter((e) => e.module === null || (modules?.[e.module] ?? true)),
+  })).filter((section) => section.entries.length > 0);
+}
