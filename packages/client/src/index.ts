@@ -48,3 +48,13 @@ export {
 } from './tally.js';
 export { DirectEvents, withEventKey, type EventResult, type EventSink, type TrackEvent, type TrackOptions } from './events.js';
 export type { DecimalInput, DecimalString, OperationBody, OperationData, OperationQuery, Page, PageQuery, Schema, Wire, WireInput } from './types.js';
+export {
+  Batcher,
+  TallyBufferFullError,
+  TallyFlushTimeoutError,
+  TallyUnacknowledgedEventsError,
+  type BatchEventError,
+  type BatchOptions,
+} from './batcher.js';
+export { meter, TallyMeterReportError, type MeterContext, type MeterOptions, type MeterResult, type MeterUsage } from './meter.js';
+export { TallyCustomer, checkoutOf, type CheckoutRequired, type Completed, type CustomerClientOptions } from './customer.js';

@@ -11,13 +11,18 @@
  * `check` is retried too: it writes only the check's log entry, and its `flowId` (made here once)
  * makes a `reserve: true` hold idempotent.
  */
+import { Batcher, type BatchOptions } from './batcher.js';
+import { TallyCustomer, type CustomerClientOptions } from './customer.js';
 import { DirectEvents, type EventResult, type EventSink, type TrackEvent, type TrackOptions } from './events.js';
+import { meter, type MeterContext, type MeterOptions, type MeterResult, type MeterUsage } from './meter.js';
 import { encodePath, newIdempotencyKey, Transport, type RequestOptions, type TransportOptions } from './transport.js';
 import type { DecimalInput, OperationBody, OperationData, OperationQuery, PageQuery } from './types.js';
 
 export type TallyOptions = TransportOptions & {
   /** Where `track` sends events; default: each alone, unbuffered (`DirectEvents`). */
   events?: EventSink;
+  /** Buffer `track` and send through the batch route (a `Batcher`; README "Batching"). Ignored when `events` is given. */
+  batch?: BatchOptions;
 };
 
 /** Per-call options of every helper. */
@@ -88,9 +93,9 @@ export class Tally {
   readonly outcomes: Outcomes;
 
   constructor(options: TallyOptions) {
-    const { events, ...transport } = options;
+    const { events, batch, ...transport } = options;
     this.transport = new Transport(transport);
-    this.events = events ?? new DirectEvents(this.transport);
+    this.events = events ?? (batch ? new Batcher(this.transport, batch) : new DirectEvents(this.transport));
     const call = caller(this.transport);
     this.entitlements = new Entitlements(call);
     this.customers = new Customers(call);
@@ -107,6 +112,20 @@ export class Tally {
    */
   check(customer: string, feature: string, options: CheckOptions = {}): Promise<Entitlement> {
     return this.entitlements.evaluate({ customerReferenceId: customer, featureKey: feature, ...options });
+  }
+
+  /** A client for a customer key (`ck_…`) with only the routes such a key may call (./customer.ts). */
+  static forCustomer(customerKey: string, options: CustomerClientOptions): TallyCustomer {
+    return new TallyCustomer(customerKey, options);
+  }
+
+  /**
+   * The metering loop for a streaming call (./meter.ts): hold the estimate, run `callback`, report
+   * its units under the same flow (capturing the hold); a throw releases the hold, a denial never
+   * runs the callback.
+   */
+  meter<T = undefined>(customer: string, feature: string, options: MeterOptions, callback: (ctx: MeterContext) => Promise<DecimalInput | MeterUsage<T>>): Promise<MeterResult<T>> {
+    return meter(this.transport, customer, feature, options, callback);
   }
 
   /** Reports a usage event through `events` (its `eventIdempotencyKey` made once when absent). */
