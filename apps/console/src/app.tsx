@@ -9,12 +9,14 @@ import { Loading } from './ui';
 const AccountPage = lazy(() => import('./pages/account'));
 const FeaturesPage = lazy(() => import('./pages/features'));
 const OverviewPage = lazy(() => import('./pages/overview'));
+const EventsPage = lazy(() => import('./pages/events'));
 
 /** Pages built so far, by path; every other navigation entry renders its placeholder. */
 const PAGES: Record<string, ReactNode> = {
   '/': <OverviewPage />,
   '/catalog/features': <FeaturesPage />,
   '/account': <AccountPage />,
+  '/events': <EventsPage />,
 };
 
 export function App() {

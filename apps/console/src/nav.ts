@@ -16,7 +16,7 @@ export const NAV: NavSection[] = [
       { path: '/catalog/features', label: 'Features', module: 'monetization', ready: true },
       { path: '/catalog/plans', label: 'Plans', module: 'monetization', ready: false },
       { path: '/customers', label: 'Customers', module: 'monetization', ready: false },
-      { path: '/events', label: 'Events', module: 'monetization', ready: false },
+      { path: '/events', label: 'Events', module: 'monetization', ready: true },
       { path: '/credits', label: 'Credits', module: 'monetization', ready: false },
       { path: '/agent', label: 'Agent surface', module: 'monetization', ready: false },
       { path: '/payments', label: 'Payments', module: 'monetization', ready: false },

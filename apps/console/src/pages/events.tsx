@@ -1,0 +1,231 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Fragment, useState, type FormEvent } from 'react';
+import { useSearchParams } from 'react-router';
+import { api, unwrap } from '../api';
+import { decimalText, formatCount, formatCredits } from '../format';
+import { Empty, PageHeader, QueryView, Time } from '../ui';
+
+const PAGE_SIZE = 25;
+const FILTERS = ['customerReferenceId', 'featureKey', 'eventType', 'flowId', 'from', 'to'] as const;
+type Filter = (typeof FILTERS)[number];
+type EventKind = 'CLIENT_TRACKED' | 'ENTITLEMENT_CHECKED';
+
+/** datetime-local text (the user's zone) ↔ the ISO instant the API takes. */
+const toIso = (local: string) => (local ? new Date(local).toISOString() : '');
+function toLocal(iso: string | null): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+/**
+ * Usage events, newest first, filtered by customer, feature, kind, flowId and time, paged by
+ * offset. The filters live in the URL so a filtered view can be shared. A credit-backed event
+ * carries its receipt in its context (credits drawn, usage covered, the weight row matched).
+ */
+export default function EventsPage() {
+  const [params, setParams] = useSearchParams();
+  const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
+  const query: Record<string, string | number> = { limit: PAGE_SIZE, offset };
+  for (const f of FILTERS) {
+    const v = params.get(f);
+    if (v) query[f] = v;
+  }
+  const events = useQuery({
+    queryKey: ['events', query],
+    queryFn: () => unwrap(api.GET('/api/v1/tanso/events', { params: { query: query as { eventType?: EventKind } } })),
+    placeholderData: keepPreviousData,
+  });
+  const [open, setOpen] = useState<string | null>(null);
+
+  function goTo(nextOffset: number) {
+    const next = new URLSearchParams(params);
+    if (nextOffset > 0) next.set('offset', String(nextOffset));
+    else next.delete('offset');
+    setParams(next);
+  }
+
+  return (
+    <section>
+      <PageHeader title="Events" />
+      <EventFilters
+        key={params.toString()}
+        initial={params}
+        onApply={(values) => {
+          const next = new URLSearchParams();
+          for (const f of FILTERS) if (values[f]) next.set(f, values[f]);
+          setParams(next);
+        }}
+      />
+      <QueryView query={events} what="events">
+        {(page) =>
+          page.items.length === 0 ? (
+            <Empty>No events match these filters.</Empty>
+          ) : (
+            <>
+              <table aria-label="Events">
+                <thead>
+                  <tr>
+                    <th>Occurred</th>
+                    <th>Customer</th>
+                    <th>Feature</th>
+                    <th>Event</th>
+                    <th>Kind</th>
+                    <th className="num">Units</th>
+                    <th className="num">Revenue</th>
+                    <th>Flow</th>
+                    <th className="num">Credits drawn</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.items.map((e) => {
+                    const ctx = e.context as Record<string, unknown>;
+                    const drawn = ctx.credit_deducted as string | number | undefined;
+                    return (
+                      <Fragment key={e.id}>
+                        <tr>
+                          <td>
+                            <Time iso={e.occurredAt} />
+                          </td>
+                          <td>{e.customerReferenceId}</td>
+                          <td>
+                            <code>{e.featureKey}</code>
+                          </td>
+                          <td>{e.eventName}</td>
+                          <td>{e.eventType}</td>
+                          <td className="num">{formatCredits(e.usageUnits)}</td>
+                          <td className="num">{decimalText(e.revenueAmount)}</td>
+                          <td>{e.flowId ? <code>{e.flowId}</code> : '—'}</td>
+                          <td className="num">
+                            {drawn === undefined ? (
+                              '—'
+                            ) : (
+                              <button
+                                type="button"
+                                className="secondary"
+                                aria-expanded={open === e.id}
+                                aria-label={`Receipt of ${e.eventIdempotencyKey}`}
+                                onClick={() => setOpen(open === e.id ? null : e.id)}
+                              >
+                                {formatCredits(drawn)}
+                              </button>
+                            )}
+                          </td>
+                        </tr>
+                        {open === e.id ? (
+                          <tr>
+                            <td colSpan={9}>
+                              <Receipt ctx={ctx} idempotencyKey={e.eventIdempotencyKey} />
+                            </td>
+                          </tr>
+                        ) : null}
+                      </Fragment>
+                    );
+                  })}
+                </tbody>
+              </table>
+              <Pager offset={page.pagination.offset} limit={page.pagination.limit} total={page.pagination.total} hasMore={page.pagination.hasMore} onGo={goTo} />
+            </>
+          )
+        }
+      </QueryView>
+    </section>
+  );
+}
+
+function Receipt({ ctx, idempotencyKey }: { ctx: Record<string, unknown>; idempotencyKey: string }) {
+  const rows: [string, unknown][] = [
+    ['Credits drawn', ctx.credit_deducted],
+    ['Usage covered by credits', ctx.usage_covered_by_credits],
+    ['Usage left to bill', ctx.credit_remaining_usage],
+    ['Weight match', ctx.credit_weight_match],
+    ['Weight row', ctx.credit_weight_id],
+  ];
+  return (
+    <dl className="receipt" aria-label={`Receipt ${idempotencyKey}`}>
+      {rows.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>
+            {value === null || value === undefined
+              ? '—'
+              : label.startsWith('Weight')
+                ? <code>{String(value)}</code>
+                : formatCredits(value as string)}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+export function Pager({ offset, limit, total, hasMore, onGo }: { offset: number; limit: number; total: number; hasMore: boolean; onGo: (offset: number) => void }) {
+  const first = total === 0 ? 0 : offset + 1;
+  const last = Math.min(offset + limit, total);
+  return (
+    <nav className="row pager" aria-label="Pages">
+      <button type="button" className="secondary" disabled={offset === 0} onClick={() => onGo(Math.max(0, offset - limit))}>
+        Previous
+      </button>
+      <span role="status">
+        {formatCount(first)}–{formatCount(last)} of {formatCount(total)}
+      </span>
+      <button type="button" className="secondary" disabled={!hasMore} onClick={() => onGo(offset + limit)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+function EventFilters({ initial, onApply }: { initial: URLSearchParams; onApply: (values: Record<Filter, string>) => void }) {
+  const [values, setValues] = useState<Record<Filter, string>>({
+    customerReferenceId: initial.get('customerReferenceId') ?? '',
+    featureKey: initial.get('featureKey') ?? '',
+    eventType: initial.get('eventType') ?? '',
+    flowId: initial.get('flowId') ?? '',
+    from: toLocal(initial.get('from')),
+    to: toLocal(initial.get('to')),
+  });
+  const set = (f: Filter) => (e: { target: { value: string } }) => setValues({ ...values, [f]: e.target.value });
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    onApply({ ...values, from: toIso(values.from), to: toIso(values.to) });
+  }
+  return (
+    <form className="inline-form" onSubmit={submit} aria-label="Event filters">
+      <label>
+        Customer
+        <input name="customer" value={values.customerReferenceId} onChange={set('customerReferenceId')} />
+      </label>
+      <label>
+        Feature key
+        <input name="featureKey" value={values.featureKey} onChange={set('featureKey')} />
+      </label>
+      <label>
+        Kind
+        <select name="eventType" value={values.eventType} onChange={set('eventType')}>
+          <option value="">Any</option>
+          <option value="CLIENT_TRACKED">CLIENT_TRACKED</option>
+          <option value="ENTITLEMENT_CHECKED">ENTITLEMENT_CHECKED</option>
+        </select>
+      </label>
+      <label>
+        Flow id
+        <input name="flowId" value={values.flowId} onChange={set('flowId')} />
+      </label>
+      <label>
+        From
+        <input type="datetime-local" name="from" value={values.from} onChange={set('from')} />
+      </label>
+      <label>
+        To
+        <input type="datetime-local" name="to" value={values.to} onChange={set('to')} />
+      </label>
+      <button type="submit">Apply filters</button>
+      <button type="button" className="secondary" onClick={() => onApply({ customerReferenceId: '', featureKey: '', eventType: '', flowId: '', from: '', to: '' })}>
+        Clear
+      </button>
+    </form>
+  );
+}
