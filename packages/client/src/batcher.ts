@@ -51,6 +51,8 @@ export class Batcher implements EventSink {
   private queue: Pending[] = [];
   private inFlight: Pending[] = [];
   private spaceWaiters: (() => void)[] = [];
+  /** Places promised to woken space waiters that have not taken them yet. */
+  private reserved = 0;
   private flushWaiters: FlushWaiter[] = [];
   private seq = 0;
   private sending = false;
@@ -97,9 +99,11 @@ export class Batcher implements EventSink {
     const wire: Wire = withEventKey(event);
     if (this.closed) throw this.closed;
     if (wire.flowId != null) return { eventIdempotencyKey: wire.eventIdempotencyKey, result: this.alone.track(wire) };
-    while (this.size >= this.maxBuffered) {
+    // Waiters get space in arrival order: a newcomer queues behind them, and a woken waiter's place is reserved for it.
+    if (this.size + this.reserved >= this.maxBuffered || this.spaceWaiters.length > 0) {
       if (this.whenFull === 'refuse') throw new TallyBufferFullError(event, this.maxBuffered);
       await new Promise<void>((resolve) => this.spaceWaiters.push(resolve));
+      this.reserved -= 1;
       if (this.closed) throw this.closed;
     }
     let settle!: Pick<Pending, 'resolve' | 'reject'>;
@@ -138,7 +142,10 @@ export class Batcher implements EventSink {
    */
   async close(options: { timeoutMs?: number } = {}): Promise<void> {
     if (!this.closed) this.closed = new TallyError('client_closed', 'The client is closed: no more events are taken');
-    for (const wake of this.spaceWaiters.splice(0)) wake();
+    for (const wake of this.spaceWaiters.splice(0)) {
+      this.reserved += 1;
+      wake();
+    }
     try {
       await this.flush(options);
     } catch (err) {
@@ -270,8 +277,11 @@ export class Batcher implements EventSink {
   }
 
   private wakeSpaceWaiters(): void {
-    let free = this.maxBuffered - this.size;
-    while (free-- > 0 && this.spaceWaiters.length > 0) this.spaceWaiters.shift()!();
+    let free = this.maxBuffered - this.size - this.reserved;
+    while (free-- > 0 && this.spaceWaiters.length > 0) {
+      this.reserved += 1;
+      this.spaceWaiters.shift()!();
+    }
   }
 
   private settleFlushWaiters(): void {

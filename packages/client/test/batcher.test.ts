@@ -77,3 +77,22 @@ test("when the buffer is full with 'refuse' then the event rejects at once; the 
   assert.deepEqual(calls, [2, 1]);
   await batcher.close();
 });
+
+test("when the buffer is full with 'wait' then waiting events get space in arrival order and the buffer never holds more than maxBuffered", async () => {
+  const sizes: number[] = [];
+  const keys: string[] = [];
+  const fetch = (async (_url: unknown, init?: RequestInit) => {
+    const body = JSON.parse(String(init?.body)) as Sent;
+    sizes.push(batcher.size);
+    keys.push(...body.events.map((e) => e.eventIdempotencyKey));
+    await new Promise((r) => setTimeout(r, 5));
+    return new Response(JSON.stringify(stored(body).body), { status: 200 });
+  }) as typeof globalThis.fetch;
+  // Read by the fetch above only once requests flow, after this line.
+  const batcher = new Batcher(new Transport({ baseUrl: 'http://tally.test', fetch }), { maxEvents: 2, maxBuffered: 3, whenFull: 'wait', flushIntervalMs: 1 });
+  const results = await Promise.all(Array.from({ length: 9 }, (_, i) => batcher.track(event(i))));
+  assert.deepEqual(results.map((r) => r.eventIdempotencyKey), Array.from({ length: 9 }, (_, i) => `k${i}`));
+  assert.deepEqual(keys, Array.from({ length: 9 }, (_, i) => `k${i}`));
+  assert.ok(sizes.every((n) => n <= 3), `buffer sizes seen: ${sizes.join()}`);
+  await batcher.close();
+});
