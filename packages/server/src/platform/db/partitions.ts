@@ -52,14 +52,40 @@ export async function ensureMonthlyPartitions(db: Db, now: Date, monthsAhead = P
   return created;
 }
 
-export type MonthlyPartition = { name: string; bounds: string; rows?: number };
+export type PartitionedTable = (typeof MONTHLY_PARTITIONED_TABLES)[number]['table'];
+export type MonthlyPartition = { name: string; bounds: string; rowsEstimate: number | null };
 
-/** The partitions of a monthly-partitioned table, by name (the DEFAULT one last), with their bounds. */
-export async function listPartitions(db: Executor, table: (typeof MONTHLY_PARTITIONED_TABLES)[number]['table']): Promise<MonthlyPartition[]> {
-  const { rows } = await sql<{ name: string; bounds: string }>`
-    select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bounds
+/**
+ * The partitions of a monthly-partitioned table, by name (the DEFAULT one last), with their bounds
+ * and the planner's row estimate (null before the partition was first analyzed).
+ */
+export async function listPartitions(db: Executor, table: PartitionedTable): Promise<MonthlyPartition[]> {
+  const { rows } = await sql<{ name: string; bounds: string; estimate: string }>`
+    select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bounds, c.reltuples::bigint::text as estimate
       from pg_inherits i join pg_class c on c.oid = i.inhrelid
      where i.inhparent = to_regclass(${table})
      order by c.relname = ${`${table}_default`}, c.relname`.execute(db);
-  return rows;
+  return rows.map((r) => ({ name: r.name, bounds: r.bounds, rowsEstimate: Number(r.estimate) < 0 ? null : Number(r.estimate) }));
+}
+
+/**
+ * Detaches one past month of events or vendor buckets from its table (ADR 0022, "Detaching a
+ * month"): the partition becomes a plain table `<table>_YYYY_MM` to archive and drop; its rows leave
+ * every read, and its event keys stay in usage_event_keys. Refused for the ledger (the audit replays
+ * a pool from its first row), for the current or a later month, and for a month that is not a
+ * partition. A brief exclusive lock on the table, waited for at most 5 s.
+ */
+export async function detachMonth(db: Db, table: string, month: string, now: Date): Promise<string> {
+  const entry = MONTHLY_PARTITIONED_TABLES.find((t) => t.table === table);
+  if (!entry) throw new Error(`${table} is not partitioned by month (one of ${MONTHLY_PARTITIONED_TABLES.map((t) => t.table).join(', ')})`);
+  if (entry.table === 'credit_transactions') throw new Error('ledger months stay attached: the audit recomputes every pool from its first row (ADR 0022)');
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new Error(`month must be YYYY-MM, got ${month}`);
+  if (`${month}-01` >= isoDay(monthStart(now))) throw new Error(`${month} is not in the past: only months before ${isoDay(monthStart(now)).slice(0, 7)} can be detached`);
+  const name = `${table}_${month.replace('-', '_')}`;
+  if (!(await listPartitions(db, entry.table)).some((p) => p.name === name)) throw new Error(`${name} is not a partition of ${table}`);
+  await withTransaction(db, async (tx) => {
+    await sql`set local lock_timeout = '5s'`.execute(tx);
+    await sql`alter table ${sql.table(table)} detach partition ${sql.table(name)}`.execute(tx);
+  });
+  return name;
 }

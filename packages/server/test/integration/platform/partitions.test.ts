@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { ensureMonthlyPartitions, listPartitions, MONTHLY_PARTITIONED_TABLES } from '../../../src/platform/db/partitions.js';
+import { detachMonth, ensureMonthlyPartitions, listPartitions, MONTHLY_PARTITIONED_TABLES } from '../../../src/platform/db/partitions.js';
 import { newId } from '../../../src/platform/ids.js';
 import { monetization } from '../../factories.js';
 import { backend, createTestAccount, startTestService, type TestService } from '../../harness.js';
@@ -169,5 +169,29 @@ describe(`monthly partitions (${backend})`, () => {
     assert.deepEqual(await placement('spend_usage_buckets'), { spend_usage_buckets_2026_01: 1, spend_usage_buckets_2026_02: 1, spend_usage_buckets_2026_03: 1 });
     const { rows } = await sql<{ t: string }>`select output_tokens::text as t from spend_usage_buckets where account_id = ${accountId} and day = '2026-03-31'`.execute(svc.ctx.db);
     assert.deepEqual(rows, [{ t: '20' }], 'the same key in its month is one row');
+  });
+
+  test('when an operator detaches a past month of events then its rows leave every read, stay in the detached table, and their keys stay duplicates', async () => {
+    const clientEvents = async () => (await m.expectOk(m.api('GET', `/api/v1/tanso/events?customerReferenceId=${REF}&eventType=CLIENT_TRACKED&limit=100`))).items.length as number;
+    const before = await clientEvents();
+    const now = svc.clock.now();
+    for (const [table, month, refusal] of [
+      ['credit_transactions', '2026-01', /ledger months stay attached/],
+      ['usage_events', '2026-08', /not in the past/],
+      ['usage_events', '2026-1', /YYYY-MM/],
+      ['usage_events', '2019-01', /not a partition/],
+      ['customers', '2026-01', /not partitioned by month/],
+    ] as const) {
+      await assert.rejects(detachMonth(svc.ctx.db, table, month, now), refusal, `${table} ${month}`);
+    }
+    assert.equal(await detachMonth(svc.ctx.db, 'usage_events', '2026-01', now), 'usage_events_2026_01');
+    assert.equal(await clientEvents(), before - 3, "January's three events are gone from the list");
+    const archived = await sql<{ n: number }>`select count(*)::int as n from usage_events_2026_01 where account_id = ${accountId}`.execute(svc.ctx.db);
+    assert.equal(archived.rows[0]!.n, 4, 'the detached table keeps them (three events and a check row)');
+    assert.ok(!(await listPartitions(svc.ctx.db, 'usage_events')).some((p) => p.name === 'usage_events_2026_01'));
+    const again = await m.event({ customerReferenceId: REF, featureKey: FEATURE, usageUnits: 2, eventIdempotencyKey: 'one-0' });
+    assert.equal(again.status, 409, "a detached month's key is still a duplicate");
+    assert.deepEqual(await ensureMonthlyPartitions(svc.ctx.db, now), [], 'the job does not recreate a detached month');
+    await m.audit();
   });
 });
