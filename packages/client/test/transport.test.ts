@@ -223,3 +223,25 @@ test('when a proxy answers 502 without the envelope then the error is http_502 a
     await s.close();
   }
 });
+
+test('when an attempt got no answer and the retry finds its key still in progress then it waits and retries; otherwise a 409 is final', async () => {
+  const s = await serve((req, res, _b, n) => {
+    if (n === 1) return req.socket.destroy();
+    if (n === 2) return json(res, 409, envelopeError('idempotency_conflict', 409));
+    json(res, 201, '{"success":true,"data":{"id":"r1"}}', { 'idempotent-replayed': 'true' });
+  });
+  try {
+    const t = new Transport({ baseUrl: s.baseUrl, ...fast });
+    const r = await t.request<{ id: string }>({ method: 'POST', path: '/x', body: {}, idempotencyKey: 'k' });
+    assert.deepEqual([r.data.id, r.attempts, r.replayed], ['r1', 3, true]);
+  } finally {
+    await s.close();
+  }
+  const plain = await serve((_q, res) => json(res, 409, envelopeError('idempotency_conflict', 409)));
+  try {
+    await assert.rejects(new Transport({ baseUrl: plain.baseUrl, ...fast }).request({ method: 'POST', path: '/x', body: {}, idempotencyKey: 'k' }), TallyConflictError);
+    assert.equal(plain.seen.length, 1);
+  } finally {
+    await plain.close();
+  }
+});
