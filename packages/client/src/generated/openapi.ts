@@ -866,6 +866,23 @@ export interface paths {
         patch: operations["markInvoicePaidAdmin"];
         trace?: never;
     };
+    "/api/v1/monetization/billing/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Subscriptions that bill, MRR from plan prices and invoices past due, per currency (the console overview) */
+        get: operations["getBillingOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/monetization/credits/audit": {
         parameters: {
             query?: never;
@@ -2193,6 +2210,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tanso/events/grouped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Usage events summed per customer, feature, event name, model or UTC day, with the event list filters */
+        get: operations["groupUsageEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -2412,6 +2446,27 @@ export interface components {
             };
             /** Format: uuid */
             id: string;
+        };
+        BillingOverview: {
+            /** @description Subscriptions that bill: ACTIVE and CANCEL_SCHEDULED */
+            activeSubscriptions: number;
+            /**
+             * Format: date-time
+             * @description The service's now: the overview's 30-day window ends here
+             */
+            asOf: string;
+            /** @description Monthly recurring revenue per currency: Σ plan price ÷ interval months over the subscriptions that bill */
+            mrr: {
+                amount: number;
+                currency: string;
+                subscriptions: number;
+            }[];
+            /** @description Invoices past due per currency: PAST_DUE, or DUE with the due date passed */
+            pastDueInvoices: {
+                amount: number;
+                currency: string;
+                invoices: number;
+            }[];
         };
         CatalogPlan: {
             creditAllocations: {
@@ -2756,6 +2811,19 @@ export interface components {
                 usageLimitExceeded?: boolean;
                 weightApplied?: number;
             }[];
+        };
+        EventGroups: {
+            groupBy: string;
+            items: {
+                costAmount: number;
+                eventCount: number;
+                /** @description The group: a customer reference, feature key, event name, model (null: none) or UTC day */
+                key: string | null;
+                revenueAmount: number;
+                usageUnits: number;
+            }[];
+            /** @description True when there were more than 1,000 groups (the first 1,000 in key order are listed) */
+            truncated: boolean;
         };
         Feature: {
             /** Format: date-time */
@@ -8464,6 +8532,84 @@ export interface operations {
             };
             /** @description Default Response */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBillingOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BillingOverview"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17843,6 +17989,93 @@ export interface operations {
                                 total: number;
                             };
                         };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    groupUsageEvents: {
+        parameters: {
+            query: {
+                customerReferenceId?: string;
+                eventType?: "CLIENT_TRACKED" | "ENTITLEMENT_CHECKED";
+                featureKey?: string;
+                flowId?: string;
+                from?: string;
+                /** @description customer (reference), feature (key), eventName, model, or day (UTC, YYYY-MM-DD) */
+                groupBy: "customer" | "feature" | "eventName" | "model" | "day";
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EventGroups"];
                         /** @enum {boolean} */
                         success: true;
                     };

@@ -219,3 +219,36 @@ export const overdueInvoices = (db: Executor, now: Date, after: string | null = 
     .orderBy('invoices.id')
     .limit(500)
     .execute();
+
+/**
+ * Per currency: the account's subscriptions that bill (ACTIVE, CANCEL_SCHEDULED) and their monthly
+ * recurring revenue, Σ plan price ÷ interval months (a plan without an interval counts monthly),
+ * exact to 6 places as text.
+ */
+export const sumRecurringRevenue = (db: Executor, accountId: string) =>
+  db
+    .selectFrom('subscriptions')
+    .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
+    .where('subscriptions.account_id', '=', accountId)
+    // subscriptionStatus() ACTIVE or CANCEL_SCHEDULED
+    .where('subscriptions.is_active', '=', true)
+    .where('subscriptions.ended_at', 'is', null)
+    .select([
+      'plans.currency',
+      sql<string>`count(*)::text`.as('subscriptions'),
+      sql<string>`round(coalesce(sum(coalesce(plans.price_amount, 0) / greatest(coalesce(plans.interval_months, 1), 1)), 0), 6)::text`.as('mrr'),
+    ])
+    .groupBy('plans.currency')
+    .orderBy('plans.currency')
+    .execute();
+
+/** Per currency: invoices past due at `now` (PAST_DUE, or DUE with the due date passed), their count and Σ amount. */
+export const sumPastDueInvoices = (db: Executor, accountId: string, now: Date) =>
+  db
+    .selectFrom('invoices')
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.or([eb('status', '=', 'PAST_DUE'), eb.and([eb('status', '=', 'DUE'), eb('due_date', '<', now)])]))
+    .select(['currency', sql<string>`count(*)::text`.as('invoices'), sql<string>`coalesce(sum(amount), 0)::text`.as('amount')])
+    .groupBy('currency')
+    .orderBy('currency')
+    .execute();

@@ -8,7 +8,9 @@ import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { RefParams } from '../customers/index.js';
 import * as invoices from './invoices.js';
+import { getBillingOverview } from './overview.js';
 import {
+  BillingOverviewSchema,
   CancelQuerySchema,
   InvoiceIdParams,
   InvoiceSchema,
@@ -85,6 +87,9 @@ export function billingAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.patch(`${base}/billing/invoices/:invoiceId`, {
       schema: { tags: adminTags, operationId: 'markInvoicePaidAdmin', summary: 'Mark an invoice paid', params: InvoiceIdParams, response: { 200: envelopeSchema(InvoiceSchema) } },
     }, async (request) => ok(await invoices.markInvoicePaid(ctx, accountIdOf(request), request.params.invoiceId)));
+    app.get(`${base}/billing/overview`, {
+      schema: { tags: adminTags, operationId: 'getBillingOverview', summary: 'Subscriptions that bill, MRR from plan prices and invoices past due, per currency (the console overview)', response: { 200: envelopeSchema(BillingOverviewSchema) } },
+    }, async (request) => ok(await getBillingOverview(ctx, accountIdOf(request))));
     app.get(`${base}/subscriptions/:subscriptionId`, {
       schema: { tags: adminTags, operationId: 'getSubscription', summary: 'A subscription', params: SubscriptionIdParams, response: { 200: envelopeSchema(SubscriptionSchema) } },
     }, async (request) => ok(await subscriptions.getSubscriptionView(ctx, accountIdOf(request), request.params.subscriptionId)));

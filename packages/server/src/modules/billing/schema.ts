@@ -74,3 +74,16 @@ export const SubscriptionIdParams = z.object({ subscriptionId: z.uuid() });
 export const InvoiceIdParams = z.object({ invoiceId: z.uuid() });
 
 export type SubscribeRequest = z.output<typeof SubscribeRequestSchema>;
+
+export const BillingOverviewSchema = z
+  .object({
+    asOf: z.date().describe("The service's now: the overview's 30-day window ends here"),
+    activeSubscriptions: z.number().int().describe('Subscriptions that bill: ACTIVE and CANCEL_SCHEDULED'),
+    mrr: z
+      .array(z.object({ currency: z.string(), amount: decimalOutput, subscriptions: z.number().int() }))
+      .describe('Monthly recurring revenue per currency: Σ plan price ÷ interval months over the subscriptions that bill'),
+    pastDueInvoices: z
+      .array(z.object({ currency: z.string(), amount: decimalOutput, invoices: z.number().int() }))
+      .describe('Invoices past due per currency: PAST_DUE, or DUE with the due date passed'),
+  })
+  .meta({ id: 'BillingOverview' });

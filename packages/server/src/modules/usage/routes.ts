@@ -8,7 +8,7 @@ import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import { RefParams } from '../customers/index.js';
 import { checkEntitlement, listEntitlementPage } from './entitlements.js';
-import { listEventPage } from './events.js';
+import { groupEventTotals, listEventPage } from './events.js';
 import { ingestEvent } from './ingest.js';
 import { ingestBatch } from './ingest-batch.js';
 import { getUsageReport } from './report.js';
@@ -20,6 +20,8 @@ import {
   EvaluateRequestSchema,
   EventBatchRequestSchema,
   EventBatchResultSchema,
+  EventGroupQuery,
+  EventGroupsSchema,
   EventListQuery,
   EventReceiptSchema,
   EventRequestSchema,
@@ -108,5 +110,8 @@ export function usageAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/v1/tanso/events', {
       schema: { tags: ['Usage events (admin)'], operationId: 'listUsageEvents', summary: 'Usage events with filters, newest first, paged', querystring: pageQuerySchema.extend(EventListQuery.shape), response: { 200: envelopeSchema(pageSchema(StoredEventSchema)) } },
     }, async (request) => ok(await listEventPage(ctx, accountIdOf(request), request.query)));
+    app.get('/api/v1/tanso/events/grouped', {
+      schema: { tags: ['Usage events (admin)'], operationId: 'groupUsageEvents', summary: 'Usage events summed per customer, feature, event name, model or UTC day, with the event list filters', querystring: EventGroupQuery, response: { 200: envelopeSchema(EventGroupsSchema) } },
+    }, async (request) => ok(await groupEventTotals(ctx, accountIdOf(request), request.query)));
   };
 }

@@ -151,6 +151,26 @@ export const EventListQuery = z.object({
   flowId: z.string().min(1).max(255).optional(),
 });
 
+export const EventGroupQuery = EventListQuery.extend({
+  groupBy: z.enum(['customer', 'feature', 'eventName', 'model', 'day']).describe('customer (reference), feature (key), eventName, model, or day (UTC, YYYY-MM-DD)'),
+});
+
+export const EventGroupsSchema = z
+  .object({
+    groupBy: z.string(),
+    items: z.array(
+      z.object({
+        key: z.string().nullable().describe('The group: a customer reference, feature key, event name, model (null: none) or UTC day'),
+        eventCount: z.number().int(),
+        usageUnits: decimalOutput,
+        revenueAmount: decimalOutput,
+        costAmount: decimalOutput,
+      }),
+    ),
+    truncated: z.boolean().describe('True when there were more than 1,000 groups (the first 1,000 in key order are listed)'),
+  })
+  .meta({ id: 'EventGroups' });
+
 export const StoredEventSchema = z.object({
   id: z.uuid(),
   eventName: z.string(),

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { monetization } from '../../factories.js';
+import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+
+/** The console overview's admin reads: GET /billing/overview and GET /tanso/events/grouped. */
+describe('overview figures (admin)', () => {
+  let svc: TestService;
+  let m: ReturnType<typeof monetization>;
+  let featureKey: string;
+  before(async () => {
+    svc = await startTestService({ now: '2026-03-10T12:00:00Z' });
+    const account = await createTestAccount(svc);
+    m = monetization(svc, account);
+    const feature = await m.feature();
+    featureKey = feature.key;
+    const monthly = await m.activePlan({ price: '30', features: [{ id: feature.id }] });
+    const yearly = await m.activePlan({ price: '100', intervalMonths: 12, features: [{ id: feature.id }] });
+    for (const [ref, plan] of [['a', monthly], ['b', monthly], ['c', yearly]] as const) {
+      await m.customer(ref);
+      await m.subscribe(ref, plan.id);
+    }
+    // Paid in advance: a subscription bills once its first invoice is paid; b's stays DUE.
+    for (const ref of ['a', 'c']) await m.markPaid((await m.invoices(ref)).items[0].id);
+    for (const [ref, day, units] of [['a', '2026-03-08', 2], ['a', '2026-03-09', 3], ['b', '2026-03-09', 1]] as const) {
+      const res = await m.event({ customerReferenceId: ref, featureKey, usageUnits: units, occurredAt: `${day}T10:00:00Z`, eventIdempotencyKey: `${ref}-${day}` });
+      assert.ok(res.status < 300, res.text);
+    }
+  });
+  after(() => svc.close());
+
+  test('when the billing overview is read then subscriptions that bill, MRR per currency and past-due invoices are exact', async () => {
+    const overview = await m.expectOk(m.admin('GET', '/billing/overview'));
+    assert.equal(overview.asOf, '2026-03-10T12:00:00.000Z');
+    assert.equal(overview.activeSubscriptions, 2);
+    // 30 + 100/12 = 38.333333 (6 places)
+    assert.deepEqual(overview.mrr, [{ currency: 'USD', amount: 38.333333, subscriptions: 2 }]);
+    assert.deepEqual(overview.pastDueInvoices, []);
+    svc.clock.set(new Date('2026-04-01T00:00:00Z'));
+    const later = await m.expectOk(m.admin('GET', '/billing/overview'));
+    assert.deepEqual(later.pastDueInvoices, [{ currency: 'USD', amount: 30, invoices: 1 }], "b's unpaid invoice is past due after its due date");
+    svc.clock.set(new Date('2026-03-10T12:00:00Z'));
+  });
+
+  test('when events are grouped per day, feature and customer then counts and units are summed exactly', async () => {
+    const byDay = await m.expectOk(m.api('GET', '/api/v1/tanso/events/grouped?groupBy=day&eventType=CLIENT_TRACKED'));
+    assert.deepEqual(
+      byDay.items.map((i: any) => [i.key, i.eventCount, i.usageUnits]),
+      [['2026-03-08', 1, 2], ['2026-03-09', 2, 4]],
+    );
+    assert.equal(byDay.truncated, false);
+    const byCustomer = await m.expectOk(m.api('GET', '/api/v1/tanso/events/grouped?groupBy=customer&eventType=CLIENT_TRACKED'));
+    assert.deepEqual(byCustomer.items.map((i: any) => [i.key, i.usageUnits]), [['a', 5], ['b', 1]]);
+    const byFeature = await m.expectOk(m.api('GET', `/api/v1/tanso/events/grouped?groupBy=feature&from=2026-03-09T00:00:00Z`));
+    assert.deepEqual(byFeature.items.map((i: any) => i.key), [featureKey]);
+  });
+
+  test('when groupBy is missing or unknown then 400 validation_failed; without a JWT 401', async () => {
+    assert.equal((await m.api('GET', '/api/v1/tanso/events/grouped')).status, 400);
+    assert.equal((await m.api('GET', '/api/v1/tanso/events/grouped?groupBy=planet')).body.error.code, 'validation_failed');
+    assert.equal((await svc.http.get('/api/v1/monetization/billing/overview')).status, 401);
+  });
+});
