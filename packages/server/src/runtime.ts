@@ -67,7 +67,7 @@ export function jobsOf(ctx: AppContext): Job[] {
       },
     },
     {
-      // Monthly partitions of events, ledger and vendor buckets: this month and the next three exist
+      // Monthly partitions of events, ledger and vendor buckets: last month to three ahead exist
       // before a row needs them; rows the DEFAULT partition caught move into their month (ADR 0022).
       name: 'partitions-ahead',
       cron: '10 0 * * *',

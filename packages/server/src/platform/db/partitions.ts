@@ -22,15 +22,15 @@ const monthStart = (d: Date, plusMonths = 0) => new Date(Date.UTC(d.getUTCFullYe
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
 /**
- * Creates the partition of every monthly-partitioned table for the month of `now` and the
- * `monthsAhead` after it, and for each month (within three years back) that rows in a DEFAULT
+ * Creates the partition of every monthly-partitioned table for the month of `now`, the one before
+ * (a vendor sync's first 30 days, a back-dated event) and the `monthsAhead` after it, and for each month (within three years back) that rows in a DEFAULT
  * partition belong to, moving them in. Idempotent: an existing partition is left alone. Each table
  * in a transaction of its own, which waits at most 5 s for its locks (creating a partition locks
  * the parent briefly): a busy table is retried at the next slot. Returns the partitions created.
  */
 export async function ensureMonthlyPartitions(db: Db, now: Date, monthsAhead = PARTITION_MONTHS_AHEAD): Promise<string[]> {
   const created: string[] = [];
-  const ahead = Array.from({ length: monthsAhead + 1 }, (_, i) => isoDay(monthStart(now, i)));
+  const ahead = Array.from({ length: monthsAhead + 2 }, (_, i) => isoDay(monthStart(now, i - 1)));
   for (const { table, column, type } of MONTHLY_PARTITIONED_TABLES) {
     // The month in UTC whatever the session's TimeZone: a date is a UTC day already.
     const utc = type === 'date' ? sql`${sql.ref(column)}::timestamp` : sql`(${sql.ref(column)} at time zone 'UTC')`;
