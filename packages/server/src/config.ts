@@ -26,6 +26,15 @@ const httpOrigin = (fallback: string) =>
     .refine((v) => /^https?:\/\/[^\s/?#]+\/?$/.test(v.trim()), `must be an http(s) origin such as ${fallback}`)
     .transform((v) => v.trim().replace(/\/+$/, ''));
 
+/** Shortest accepted JWT_SECRET, APP_SECRETS_KEY (and earlier keys). */
+export const MIN_SECRET_LENGTH = 32;
+
+/**
+ * The secrets an install must have, each with the DATA_DIR file where the embedded database keeps a
+ * generated one; with DATABASE_URL they are required.
+ */
+export const REQUIRED_SECRETS = { JWT_SECRET: 'jwt-secret', APP_SECRETS_KEY: 'secrets-key' } as const;
+
 const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -39,11 +48,11 @@ const EnvSchema = z.object({
   APP_METRICS_TOKEN: optionalString,
   APP_INGEST_GROUP_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(200),
   APP_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
-  JWT_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
-  APP_SECRETS_KEY: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
+  JWT_SECRET: optionalString.refine((v) => v === undefined || v.length >= MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`),
+  APP_SECRETS_KEY: optionalString.refine((v) => v === undefined || v.length >= MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`),
   APP_SECRETS_KEY_PREVIOUS: optionalString
     .transform((v) => (v === undefined ? [] : v.split(',').map((k) => k.trim()).filter((k) => k !== '')))
-    .refine((keys) => keys.every((k) => k.length >= 32), 'each comma-separated key must be at least 32 characters'),
+    .refine((keys) => keys.every((k) => k.length >= MIN_SECRET_LENGTH), `each comma-separated key must be at least ${MIN_SECRET_LENGTH} characters`),
   APP_MODULES_MONETIZATION_ENABLED: booleanFlag(true),
   APP_MODULES_BUILD_ENABLED: booleanFlag(true),
   APP_MCP_ENABLED: booleanFlag(true),
@@ -83,6 +92,11 @@ const EnvSchema = z.object({
     .regex(/^sk_(test|live)_[0-9a-f]{32}$/, 'must be sk_test_ or sk_live_ followed by 32 lowercase hex characters')
     .default('sk_test_00000000000000000000000000000000'),
 });
+
+/** The variables naming an outbound origin or URL prefix (APP_…_BASE_URL, …_API_BASE, …_WEBHOOK_BASE), not this service's own. */
+export const OUTBOUND_URL_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape).filter(
+  (name) => /_(BASE_URL|API_BASE|WEBHOOK_BASE)$/.test(name) && name !== 'APP_PUBLIC_BASE_URL',
+);
 
 export type Config = Readonly<{
   env: string;
@@ -170,21 +184,13 @@ export class ConfigError extends Error {
  * generated once and kept in DATA_DIR so restarts keep sessions and encrypted values readable.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse(env);
-  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-  const present = (name: string) => (env[name] ?? '').trim() !== '';
-  if (present('DATABASE_URL')) {
-    for (const name of ['JWT_SECRET', 'APP_SECRETS_KEY']) {
-      if (!present(name)) problems.push(`${name}: required when DATABASE_URL is set`);
-    }
-  }
-  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
-  const e = parsed.data;
+  const { data: e, problems } = parseEnvironment(env);
+  if (!e || problems.length > 0) throw new ConfigError(problems);
   const warnings: string[] = [];
   const dataDir = resolve(e.DATA_DIR);
   // Only reached without DATABASE_URL when a secret is missing: the embedded install keeps its own.
-  const jwtSecret = e.JWT_SECRET ?? persistedSecret(dataDir, 'jwt-secret', 'JWT_SECRET', warnings);
-  const secretsKey = e.APP_SECRETS_KEY ?? persistedSecret(dataDir, 'secrets-key', 'APP_SECRETS_KEY', warnings);
+  const jwtSecret = e.JWT_SECRET ?? persistedSecret(dataDir, REQUIRED_SECRETS.JWT_SECRET, 'JWT_SECRET', warnings);
+  const secretsKey = e.APP_SECRETS_KEY ?? persistedSecret(dataDir, REQUIRED_SECRETS.APP_SECRETS_KEY, 'APP_SECRETS_KEY', warnings);
 
   return Object.freeze({
     env: e.NODE_ENV,
@@ -241,6 +247,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     devSeed: { username: e.DEV_SEED_USERNAME, password: e.DEV_SEED_PASSWORD, apiKey: e.DEV_SEED_API_KEY },
     warnings,
   });
+}
+
+/**
+ * Every problem loadConfig would refuse, without its side effects (it generates missing secrets of
+ * the embedded database): `tally doctor` lists them.
+ */
+export function configProblems(env: NodeJS.ProcessEnv = process.env): string[] {
+  return parseEnvironment(env).problems;
+}
+
+function parseEnvironment(env: NodeJS.ProcessEnv) {
+  const parsed = EnvSchema.safeParse(env);
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  const present = (name: string) => (env[name] ?? '').trim() !== '';
+  if (present('DATABASE_URL')) {
+    for (const name of Object.keys(REQUIRED_SECRETS)) {
+      if (!present(name)) problems.push(`${name}: required when DATABASE_URL is set`);
+    }
+  }
+  return { data: parsed.success ? parsed.data : undefined, problems };
 }
 
 /** The SDK takes host, port and protocol rather than a URL (vendor-apis.md §6.2). */

@@ -25,12 +25,23 @@ async function main() {
     `Tally listening on ${config.host}:${config.port} (${ctx.database.kind}); API docs at /swagger-ui.html`,
   );
 
+  // Graceful (ADR 0020): stop accepting, let in-flight requests and the running job slot finish,
+  // then close the cache listener and the pool. A second signal does not wait.
   let closing = false;
   const shutdown = async (signal: string) => {
-    if (closing) return;
+    if (closing) {
+      app.log.warn(`${signal} again: exiting without waiting`);
+      process.exit(1);
+    }
     closing = true;
-    app.log.info(`${signal}: shutting down`);
-    await runtime.close();
+    app.log.info(`${signal}: shutting down (finishing in-flight requests and the running job)`);
+    try {
+      await runtime.close();
+    } catch (err) {
+      app.log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+    app.log.info('shut down');
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -116,9 +116,19 @@ export async function createRuntime(
       ctx,
       app,
       scheduler,
+      /**
+       * Graceful: stops accepting connections and lets in-flight requests and the running job slot
+       * finish (together), then flushes and closes the listener and the pool.
+       */
       async close() {
-        await scheduler.stop();
-        await app.close();
+        // app.close() closes the connections idle at that moment; a keep-alive connection whose
+        // in-flight request answers later would otherwise hold the close until its keep-alive timeout.
+        const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+        try {
+          await Promise.all([scheduler.stop(), app.close()]);
+        } finally {
+          clearInterval(idle);
+        }
         // After the last request has answered: rows written behind still queued commit now.
         await ctx.batches.close();
         await listener.close();

@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../paths.js';
 import type { Database } from './database.js';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
+export const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'migrations/');
 
 /** Advisory-lock key shared by every node, so concurrent starts migrate once. */
 const MIGRATION_LOCK = 727_001;

@@ -22,12 +22,14 @@ export function latestSlot(cron: string, now: Date): Date {
  * Runs each job at most once per slot across every node sharing the database: a node runs a slot
  * only if its insert of the (job, slot) claim row wins. A slot missed while every node was down is
  * run once, late, when a node next ticks; older missed slots are not replayed (jobs catch up by
- * working from state, not from slot counts).
+ * working from state, not from slot counts). `stop` (graceful shutdown) lets the running job finish
+ * and claims nothing more, so the slots this node has not claimed are left to the other nodes.
  */
 export class Scheduler {
   readonly #nodeId = `${hostname()}:${process.pid}`;
   #timer: NodeJS.Timeout | undefined;
-  #ticking = false;
+  #tick: Promise<void> | undefined;
+  #stopping = false;
 
   constructor(
     private readonly db: Db,
@@ -40,19 +42,24 @@ export class Scheduler {
   }
 
   start(tickMs = 5_000): void {
-    this.#timer = setInterval(() => void this.tick(), tickMs);
+    this.#timer = setInterval(() => this.tick(), tickMs);
     this.#timer.unref();
   }
 
+  /** Stops ticking and resolves when the job being run (if any) has finished and been recorded. */
   async stop(): Promise<void> {
+    this.#stopping = true;
     clearInterval(this.#timer);
-    while (this.#ticking) await new Promise((r) => setTimeout(r, 20));
+    await this.#tick;
   }
 
-  /** Claims and runs the current slot of every job (tests call this with a frozen clock). */
+  /** Claims and runs the current slot of every job (tests call this with a frozen clock); after `stop`, claims no more. */
   async runDue(): Promise<JobOutcome[]> {
     const outcomes: JobOutcome[] = [];
-    for (const job of this.jobs) outcomes.push(await this.#runSlot(job));
+    for (const job of this.jobs) {
+      if (this.#stopping) break;
+      outcomes.push(await this.#runSlot(job));
+    }
     return outcomes;
   }
 
@@ -63,16 +70,13 @@ export class Scheduler {
     return this.#runSlot(job);
   }
 
-  private async tick(): Promise<void> {
-    if (this.#ticking) return;
-    this.#ticking = true;
-    try {
-      await this.runDue();
-    } catch (err) {
-      this.log.error({ err }, 'scheduler tick failed');
-    } finally {
-      this.#ticking = false;
-    }
+  private tick(): void {
+    if (this.#tick || this.#stopping) return;
+    this.#tick = this.runDue()
+      .then(() => {}, (err: unknown) => this.log.error({ err }, 'scheduler tick failed'))
+      .finally(() => {
+        this.#tick = undefined;
+      });
   }
 
   async #runSlot(job: Job): Promise<JobOutcome> {
