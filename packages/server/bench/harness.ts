@@ -51,9 +51,25 @@ export type Measured = {
   cpuPerRequest?: number;
   /** The after-run check (ledger audit always; stored vs acknowledged events when `events`). */
   check?: Check;
+  /**
+   * Scenarios with `events`: the events stored during the run per second, from the start of the
+   * load until the stored count stopped growing (requests still in flight at the deadline
+   * included): the rate of a route whose answers take longer than the load window (batches).
+   */
+  storedPerSecond?: number;
 };
 
-export type Check = { auditClean: boolean; poolsChecked: number; findings: string[]; stored?: number; acked?: number; cutOff?: number; eventsOk?: boolean };
+export type Check = {
+  auditClean: boolean;
+  poolsChecked: number;
+  findings: string[];
+  stored?: number;
+  acked?: number;
+  cutOff?: number;
+  eventsOk?: boolean;
+  /** When the stored count was last seen growing (performance.now()). */
+  settledAt?: number;
+};
 
 export type Target = { text: string; met: boolean };
 
@@ -106,6 +122,7 @@ export class Harness {
   async measure(s: Scenario): Promise<Measured> {
     const before = await this.state();
     const cpuBefore = await this.cpu.tally?.();
+    const startedAt = performance.now();
     const { unanswered, ...measured } = await load(this.base, s, this.seconds, s.connections ?? this.connections, s.auth ?? { 'x-api-key': this.ready.apiKey });
     if (cpuBefore !== undefined) measured.cpuPerRequest = ((await this.cpu.tally!()) - cpuBefore) / Math.max(1, measured.answered);
     // A client whose request timed out retries it with the same idempotency key: the answer
@@ -115,6 +132,9 @@ export class Harness {
       measured.acked += s.events!(res.status, await res.text());
     }
     measured.check = await this.check(s, measured, before.events);
+    if (measured.check.stored !== undefined && measured.check.settledAt !== undefined) {
+      measured.storedPerSecond = measured.check.stored / ((measured.check.settledAt - startedAt) / 1000);
+    }
     if (!measured.check.auditClean) this.#failures.push(`${s.name}: ledger audit found ${measured.check.findings.length} discrepancies`);
     if (measured.check.eventsOk === false) this.#failures.push(`${s.name}: stored ${measured.check.stored} events, acknowledged ${measured.check.acked}`);
     return measured;
@@ -198,10 +218,12 @@ export class Harness {
    */
   async check(s: Scenario, measured: Measured, eventsBefore: number): Promise<Check> {
     let state = await this.state();
+    let settledAt = performance.now();
     for (let i = 0; i < 40; i++) {
       await new Promise((r) => setTimeout(r, 250));
       const next = await this.state();
       const quiet = next.events === state.events;
+      if (!quiet) settledAt = performance.now();
       state = next;
       if (quiet) break;
     }
@@ -212,6 +234,7 @@ export class Harness {
       check.acked = measured.acked;
       check.cutOff = measured.cutOff;
       check.eventsOk = check.stored === measured.acked;
+      check.settledAt = settledAt;
     }
     for (const f of findings.slice(0, 5)) console.log(`  audit ${s.name}: ${f}`);
     return check;

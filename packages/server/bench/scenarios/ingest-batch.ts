@@ -38,9 +38,11 @@ export const ingestBatch: Suite = {
     });
     const mixed = await h.measure({ name: 'batch-ingest-mixed', method: 'POST', path: '/api/v1/client/events/batch', body: batch((i) => `bench-credit-${i % customers}`), events: batchEvents });
     const rawInsert = await h.raw('insert');
-    const eventsPerSecond = (r: Measured) => r.rps * BATCH;
+    // A batch of 500 takes longer than autocannon's window counts answers in: the rate is the events
+    // stored from the start of the load until the last of them (harness storedPerSecond).
+    const eventsPerSecond = (r: Measured) => r.storedPerSecond ?? r.rps * BATCH;
     const rate = (r: Measured) => `${eventsPerSecond(r).toFixed(0)} events/s`;
-    h.print(`batch ingestion: ${h.databaseLabel}, ${h.connections} connections, ${h.seconds}s each, ${BATCH} credit-backed events per request (req/s x ${BATCH} = events/s)`, [
+    h.print(`batch ingestion: ${h.databaseLabel}, ${h.connections} connections, ${h.seconds}s each, ${BATCH} credit-backed events per request (events/s: stored from the start of the load until the last was stored)`, [
       { r: rawInsert },
       {
         r: perCustomer,

@@ -1,9 +1,9 @@
+import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.js';
 import type { Job } from '../../platform/jobs/scheduler.js';
 import { changeAtProcessor, checkSubscribePayment, collectInitialPayment, processorDrivesSubscription, subscribeThroughProcessor } from '../billing/index.js';
 import * as processorChanges from './processor-changes.js';
 import { subscribeThroughProcessor as processorSubscribe } from './processor-subscribe.js';
-import { getAccountSettings } from '../settings/index.js';
 import { usageRecorded, usageRecordedWanted } from '../usage/index.js';
 import { queueMeterEvent, runMeterSync } from './meters.js';
 import { runProcessorRetry } from './processor-retry.js';
@@ -18,7 +18,7 @@ export function registerHooks(): void {
   changeAtProcessor.provide(processorChanges.changeAtProcessor);
   usageRecorded.on('payments.meter_outbox', queueMeterEvent);
   // Only processor-driven accounts send usage to meters; the others keep one-statement ingestion.
-  usageRecordedWanted.provide(async (db, accountId) => (await getAccountSettings(db, accountId)).stripeMode === 'PROCESSOR_INTEGRATION');
+  usageRecordedWanted.provide((accountId) => sql<boolean>`exists (select 1 from account_settings st where st.account_id = ${accountId} and st.stripe_mode = 'PROCESSOR_INTEGRATION')`);
 }
 
 /**

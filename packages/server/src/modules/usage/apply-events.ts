@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import type { NodeCache } from '../../platform/cache/node-cache.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
@@ -7,13 +9,13 @@ import { newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
 import { ensureFeatureForEvent } from '../catalog/index.js';
 import { ensureCustomerForEvent } from '../customers/index.js';
-import { resolveWeight, type ResolvedWeight } from '../credits/index.js';
+import { resolveWeightCached, type ResolvedWeight } from '../credits/index.js';
 import * as batchRepo from './batch-repo.js';
-import { openCreditDraws, type CreditDrawer } from './credits-seam.js';
+import { captureForEvent, lockFlowHolds, openCreditDraws, type CreditDrawer, type CreditReceipt } from './credits-seam.js';
 import { afterDraw, counterKeyOf, drawInputOf, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
 import { emitRecorded, usedInPeriod } from './ingest.js';
 import { depleted, duplicate, receiptOf } from './receipts.js';
-import { usageRecorded, usageRecordedWanted } from './recorded.js';
+import { usageRecorded } from './recorded.js';
 import * as repo from './repo.js';
 import type { EventRequest } from './schema.js';
 
@@ -37,8 +39,8 @@ export type EventItem = {
   ref: string;
   /** The event's idempotency key (header, body or generated). */
   key: string;
-  /** The check context, when the caller loaded it already. */
-  context?: repo.CheckContext;
+  /** The ingestion context, when the caller has just read it (otherwise read here, one statement for all). */
+  context?: repo.IngestContext;
 };
 
 export type Receipt = ReturnType<typeof receiptOf>['receipt'];
@@ -54,9 +56,10 @@ export async function applyEvents(ctx: AppContext, accountId: string, items: Eve
   if (items.length === 0) return [];
   const now = ctx.clock.now();
   const contexts = await loadContexts(ctx.db, accountId, items, [...new Set(items.map((i) => contextId(i.ref, i.input.featureKey)))]);
-  const recorded = usageRecorded.subscribers().length > 0 && (await usageRecordedWanted.call(ctx.db, accountId));
+  // Whether the account wants usage_recorded comes with every context (an account-wide answer).
+  const recorded = usageRecorded.subscribers().length > 0 && [...contexts.values()].some((c) => c?.recorded_wanted);
   const complete = [...contexts.values()].every((c) => c?.feature_id);
-  const prepared = complete ? await prepare(ctx.db, accountId, items, contexts as Map<string, repo.CheckContext>, now) : null;
+  const prepared = complete ? await prepare(ctx.cache, ctx.db, accountId, items, contexts as Map<string, repo.CheckContext>, now) : null;
   // One transaction (an Idempotency-Key journal records it as one), unknown customers and features created first.
   return withTransaction(ctx.db, async (tx) => {
     if (prepared) return applyInTransaction(tx, accountId, items, prepared, recorded, now);
@@ -65,25 +68,38 @@ export async function applyEvents(ctx: AppContext, accountId: string, items: Eve
     for (const ref of [...new Set(pairs.map((p) => p.ref))].sort()) await ensureCustomerForEvent(tx, accountId, ref, now);
     for (const key of [...new Set(pairs.map((p) => p.input.featureKey))].sort()) await ensureFeatureForEvent(tx, accountId, key, now);
     for (const [id, c] of await loadContexts(tx, accountId, items, missing)) contexts.set(id, c);
-    return applyInTransaction(tx, accountId, items, await prepare(tx, accountId, items, contexts as Map<string, repo.CheckContext>, now), recorded, now);
+    const wanted = usageRecorded.subscribers().length > 0 && [...contexts.values()].some((c) => c?.recorded_wanted);
+    return applyInTransaction(tx, accountId, items, await prepare(ctx.cache, tx, accountId, items, contexts as Map<string, repo.CheckContext>, now), wanted, now);
   });
 }
 
 const contextId = (ref: string, featureKey: string) => `${ref}\u0000${featureKey}`;
 
-/** The check context of each listed (customer, feature) pair, from the item that carries it or one read per pair. */
+/**
+ * The ingestion context of each listed (customer, feature) pair (undefined: no such customer), from
+ * the item that carries one, the others in one statement.
+ */
 async function loadContexts(db: Executor, accountId: string, items: EventItem[], ids: string[]) {
-  const contexts = new Map<string, repo.CheckContext | undefined>();
-  for (const item of items) if (item.context?.feature_id) contexts.set(contextId(item.ref, item.input.featureKey), item.context);
-  const pairs = ids.filter((id) => !contexts.has(id)).map((id) => items.find((i) => contextId(i.ref, i.input.featureKey) === id)!);
-  await Promise.all(pairs.map(async (p) => contexts.set(contextId(p.ref, p.input.featureKey), await repo.loadCheckContext(db, accountId, p.ref, p.input.featureKey))));
+  const wanted = new Set(ids);
+  const contexts = new Map<string, repo.IngestContext | undefined>();
+  for (const item of items) {
+    const id = contextId(item.ref, item.input.featureKey);
+    if (item.context?.feature_id && wanted.has(id)) contexts.set(id, item.context);
+  }
+  const pairs = new Map<string, { ref: string; featureKey: string }>();
+  for (const item of items) {
+    const id = contextId(item.ref, item.input.featureKey);
+    if (wanted.has(id) && !contexts.has(id)) pairs.set(id, { ref: item.ref, featureKey: item.input.featureKey });
+  }
+  for (const id of pairs.keys()) contexts.set(id, undefined);
+  for (const row of await repo.loadIngestContexts(db, accountId, [...pairs.values()])) contexts.set(contextId(row.ref, row.feature_key), row);
   return contexts;
 }
 
 type Prepared = { plans: EventPlan[]; weights: Map<string, ResolvedWeight> };
 
 /** The plans (with the period usage accumulate mode needs, read once per context) and the weights, resolved once per distinct (feature, model, instant). */
-async function prepare(db: Executor, accountId: string, items: EventItem[], contexts: Map<string, repo.CheckContext>, now: Date): Promise<Prepared> {
+async function prepare(cache: NodeCache, db: Executor, accountId: string, items: EventItem[], contexts: Map<string, repo.CheckContext>, now: Date): Promise<Prepared> {
   const periodUsage = new Map<repo.CheckContext, Promise<string | null>>();
   const usageOf = (c: repo.CheckContext) => {
     if (!needsPeriodUsage(c)) return null;
@@ -98,35 +114,62 @@ async function prepare(db: Executor, accountId: string, items: EventItem[], cont
   );
   const wanted = new Map<string, { featureId: string; model: string | null; at: Date }>();
   for (const p of plans) if (p.creditBacked) wanted.set(weightId(p), { featureId: p.event.feature_id, model: p.event.model, at: p.clampedOccurredAt });
-  const weights = new Map(await Promise.all([...wanted.entries()].map(async ([id, w]) => [id, await resolveWeight(db, accountId, w.featureId, w.model, w.at)] as const)));
+  const weights = new Map(await Promise.all([...wanted.entries()].map(async ([id, w]) => [id, await resolveWeightCached({ cache, db }, accountId, w.featureId, w.model, w.at)] as const)));
   return { plans, weights };
 }
 
 const weightId = (p: EventPlan) => `${p.event.feature_id}|${p.event.model ?? ''}|${p.clampedOccurredAt.getTime()}`;
 
 /**
- * Locks counters then pools (held to commit), decides every event, then writes. If another
- * transaction stored one of the keys after the look-up (our insert waited for it to commit and
- * skipped the key), the events this round inserted are deleted again (no one else has seen them)
- * and the round is decided again from the locked state, the key now visible as stored.
+ * Locks counters, then the open holds of the events' flows, then pools (held to commit), decides
+ * every event, then writes. If another transaction stored one of the keys after the look-up (our
+ * insert waited for it to commit and skipped the key), the round's writes are undone (no one else
+ * has seen them) and the round is decided again from the locked state, the key now visible as
+ * stored.
+ *
+ * An event whose flow holds credits (ADR 0012) is settled exactly as on the single-event path: what
+ * the events before it planned is written, `captureForEvent` captures the hold (or expires it), and
+ * the pools are read again, still locked, for the events after it. Such a round runs under a
+ * savepoint, which undoes its ledger writes if it has to be decided again.
  */
 async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[], { plans, weights }: Prepared, recorded: boolean, now: Date): Promise<EventOutcome[]> {
   const locked = await batchRepo.lockCounters(tx, accountId, plans.flatMap((p) => (p.counter ? [p.counter.key] : [])));
+  const flows = plans.flatMap((p) => (p.creditBacked && p.event.flow_id ? [p.event.flow_id] : []));
+  // Counter locks, then the flows' reservations, then the pools (modules/README "Lock order").
+  const holds = flows.length > 0 ? await lockFlowHolds(tx, accountId, flows) : new Set<string>();
   const targets = plans.filter((p) => p.creditBacked).map((p) => ({ subscriptionId: p.event.subscription_id!, denomination: p.denomination! }));
   let drawer = await openCreditDraws(tx, accountId, targets, now);
+  const savepoint = holds.size > 0;
   for (let round = 1; ; round++) {
     if (round > 1) drawer = await openCreditDraws(tx, accountId, targets, now);
+    if (savepoint) await sql`savepoint apply_events_round`.execute(tx);
     const used = new Map([...locked.entries()].map(([id, u]) => [id, dec(u)]));
     const stored = await batchRepo.findStoredKeys(tx, accountId, items.map((i) => i.key));
     const rows: repo.NewEvent[] = [];
     const deltas = new Map<string, { key: repo.CounterKey; used: Decimal; revenue: Decimal }>();
     const billable: { plan: EventPlan; units: Decimal; featureKey: string }[] = [];
-    const outcomes = plans.map((plan, i): EventOutcome => {
+    const outcomes: EventOutcome[] = [];
+    for (const [i, plan] of plans.entries()) {
       const key = plan.event.event_idempotency_key;
       const earlier = stored.get(key);
-      if (earlier) return { status: 'duplicate', eventId: earlier, key, error: duplicate(key) };
-      const decided = decide(plan, used, drawer, weights);
-      if (decided === 'refused') return { status: 'refused', key, error: depleted(plan.denomination) };
+      if (earlier) {
+        outcomes.push({ status: 'duplicate', eventId: earlier, key, error: duplicate(key) });
+        continue;
+      }
+      let capture: Capture | undefined;
+      if (plan.creditBacked && plan.event.flow_id && holds.has(plan.event.flow_id)) {
+        capture = async (input) => {
+          await drawer.flush();
+          const receipt = await captureForEvent(tx, { ...input, flowId: plan.event.flow_id! });
+          drawer = await openCreditDraws(tx, accountId, targets, now);
+          return receipt;
+        };
+      }
+      const decided = await decide(plan, used, () => drawer, weights, capture);
+      if (decided === 'refused') {
+        outcomes.push({ status: 'refused', key, error: depleted(plan.denomination) });
+        continue;
+      }
       stored.set(key, plan.event.id);
       rows.push(decided.row);
       if (decided.counted && plan.counter) {
@@ -136,12 +179,13 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
         billable.push({ plan, units: plan.units.minus(decided.receipt?.usageCovered ?? 0), featureKey: items[i]!.input.featureKey });
       }
       const { status, receipt } = receiptOf(plan, !decided.counted, decided.receipt);
-      return { status: 'stored', httpStatus: status, receipt };
-    });
+      outcomes.push({ status: 'stored', httpStatus: status, receipt });
+    }
     const inserted = await batchRepo.insertEvents(tx, rows);
     if (inserted.size < rows.length) {
       if (round >= MAX_ROUNDS) throw new Error(`applyEvents: keys kept being stored concurrently after ${round} rounds`);
-      await batchRepo.deleteEvents(tx, accountId, rows.filter((r) => inserted.has(r.event_idempotency_key)).map((r) => r.id));
+      if (savepoint) await sql`rollback to savepoint apply_events_round`.execute(tx);
+      else await batchRepo.deleteEvents(tx, accountId, rows.filter((r) => inserted.has(r.event_idempotency_key)).map((r) => r.id));
       continue;
     }
     await batchRepo.addToCounters(tx, accountId, [...deltas.values()].map((d) => ({ key: d.key, used: d.used.toFixed(), revenue: d.revenue.toFixed() })));
@@ -151,12 +195,15 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
   }
 }
 
+/** Settles the hold of an event's flow through the single-event path (null: no hold to settle, draw as usual). */
+type Capture = (input: ReturnType<typeof drawInputOf> & { weight: ResolvedWeight }) => Promise<CreditReceipt | null>;
+
 /**
  * One event against the state the events before it left: over max_usage it is stored zeroed
  * (nothing drawn); a hard-limit pool that cannot cover it refuses it (nothing counted); otherwise it
  * counts, draws, and only the usage the credits did not cover carries revenue.
  */
-function decide(plan: EventPlan, used: Map<string, Decimal>, drawer: CreditDrawer, weights: Map<string, ResolvedWeight>) {
+async function decide(plan: EventPlan, used: Map<string, Decimal>, drawer: () => CreditDrawer, weights: Map<string, ResolvedWeight>, capture?: Capture) {
   if (plan.counter?.cap) {
     const id = batchRepo.counterId(plan.counter.key);
     const { maxUsage, alreadyUsedElsewhere } = plan.counter.cap;
@@ -167,7 +214,9 @@ function decide(plan: EventPlan, used: Map<string, Decimal>, drawer: CreditDrawe
   let row = plan.event;
   let receipt = null;
   if (plan.creditBacked) {
-    const drawn = drawer.draw({ ...drawInputOf(plan), weight: weights.get(weightId(plan))! });
+    const input = { ...drawInputOf(plan), weight: weights.get(weightId(plan))! };
+    // A flow's hold is captured (or expired first); without one the event draws as usual.
+    const drawn = (capture ? await capture(input) : null) ?? drawer().draw(input);
     if (drawn === 'refused') return 'refused' as const;
     receipt = drawn;
     const { revenue, context } = afterDraw(plan, drawn);

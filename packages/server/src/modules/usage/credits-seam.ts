@@ -4,5 +4,5 @@
  * draws nothing. Reservations (ADR 0012): an evaluate with `reserve: true` holds the quote under its
  * flow (`reserveForFlow`), and the event of that flow captures it (`captureForEvent`).
  */
-export { captureForEvent, flowHasOpenHold, reserveForFlow, type Reservation } from '../credits/index.js';
+export { captureForEvent, flowHasOpenHold, lockFlowHolds, reserveForFlow, type Reservation } from '../credits/index.js';
 export { drawCredits, openCreditDraws, quoteCredits, type CreditDrawer, type CreditDrawInput, type CreditQuote, type CreditQuoteInput, type CreditReceipt } from '../credits/index.js';

@@ -9,12 +9,14 @@ import { newId } from '../../platform/ids.js';
 import type { Decimal } from '../../platform/money.js';
 import { ensureFeatureForEvent } from '../catalog/index.js';
 import { customerReferenceRequired, ensureCustomerForEvent, getCustomerById } from '../customers/index.js';
-import { resolveWeight, type ResolvedWeight } from '../credits/index.js';
+import { resolveWeightCached, type ResolvedWeight } from '../credits/index.js';
 import { captureForEvent, drawCredits, flowHasOpenHold } from './credits-seam.js';
 import { afterDraw, drawInputOf, clampOccurredAt, counterKeyOf, isCreditBacked, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
+import type { EventItem } from './apply-events.js';
 import { hotPoolQueue } from './hot-queue.js';
 import { duplicate, receiptOf } from './receipts.js';
-import { usageRecorded, usageRecordedWanted } from './recorded.js';
+import { usageRecorded } from './recorded.js';
+import { contextMemory } from './context-memory.js';
 import * as repo from './repo.js';
 import type { EventRequest } from './schema.js';
 
@@ -47,8 +49,27 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
   const now = ctx.clock.now();
   const ref = await callerReference(ctx, principal, input.customerReferenceId);
   const key = headerKey ?? input.eventIdempotencyKey ?? newId();
-  const preloaded = await repo.loadCheckContext(ctx.db, principal.accountId, ref, input.featureKey);
+  const memory = contextMemory(ctx);
   try {
+    // A plain counted event of a known (customer, feature): one statement that checks the
+    // remembered context and writes (repo.insertEventCounting's guard); a changed context reads it again.
+    const remembered = memory.get(principal.accountId, ref, input.featureKey);
+    const flowId = input.flowId ?? input.context?.flowId ?? null;
+    const grouped = (c: repo.IngestContext) => Boolean(c.feature_id) && isCreditBacked(c) && ctx.config.ingestGroupMaxEvents > 1 && !isRecorded() && flowId === null;
+    if (remembered && grouped(remembered)) {
+      // A credit-backed event of a known customer joins its lane at once: the group reads the
+      // contexts of all its events in one statement (apply-events.ts).
+      return await submitToLane(ctx, principal.accountId, remembered.customer_id, { input, ref, key });
+    }
+    if (remembered && plannableFromMemory(remembered)) {
+      const plan = planEvent({ accountId: principal.accountId, context: remembered, input, key, eventId: newId(), now, usedInCounterPeriod: null });
+      const guard = { customerRef: ref, featureKey: input.featureKey, fingerprint: remembered.fingerprint };
+      const counted = await withStatement(ctx.db, (db) => repo.insertEventCounting(db, plan.event, zeroedColumns(plan), plan.counter!, guard));
+      if (counted !== null) return receiptOf(plan, !counted, null);
+      memory.forget(principal.accountId, ref, input.featureKey);
+    }
+    const preloaded = await repo.loadIngestContext(ctx.db, principal.accountId, ref, input.featureKey);
+    if (preloaded?.feature_id) memory.set(principal.accountId, ref, input.featureKey, preloaded);
     if (preloaded?.feature_id && !isCreditBacked(preloaded)) {
       const plan = await planFromFacts(ctx.db, principal.accountId, preloaded, input, key, now);
       const write = async (db: Executor) => {
@@ -61,7 +82,7 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
       };
       // One statement; under an Idempotency-Key it runs in a transaction that records its receipt.
       // A counted event with subscribers to usage_recorded needs a transaction for their writes.
-      const wanted = plan.counter !== null && usageRecorded.subscribers().length > 0 && (await usageRecordedWanted.call(ctx.db, principal.accountId));
+      const wanted = plan.counter !== null && usageRecorded.subscribers().length > 0 && preloaded.recorded_wanted;
       if (!wanted) return await withStatement(ctx.db, write);
       return await withTransaction(ctx.db, async (tx) => {
         const result = await write(tx);
@@ -69,19 +90,16 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
         return result;
       });
     }
-    if (preloaded?.feature_id && isCreditBacked(preloaded) && ctx.config.ingestGroupMaxEvents > 1 && !isRecorded() && !(input.flowId ?? input.context?.flowId)) {
+    if (preloaded?.feature_id && grouped(preloaded)) {
       // Concurrent events of this customer share one transaction per group (ADR 0011). An event of a
       // flow keeps its own transaction, the path where a reservation held for the flow is settled (ADR 0012).
-      const outcome = await hotPoolQueue(ctx).submit(principal.accountId, preloaded.customer_id, { input, ref, key, context: preloaded });
-      if (outcome.status !== 'stored') throw outcome.error;
-      return { status: outcome.httpStatus, receipt: outcome.receipt };
+      return await submitToLane(ctx, principal.accountId, preloaded.customer_id, { input, ref, key, context: preloaded });
     }
     const weight =
       preloaded?.feature_id && isCreditBacked(preloaded)
-        ? await resolveWeight(ctx.db, principal.accountId, preloaded.feature_id, input.costInput?.model ?? null, clampOccurredAt(parseOccurredAt(input.occurredAt, now).occurredAt, now))
+        ? await resolveWeightCached(ctx, principal.accountId, preloaded.feature_id, input.costInput?.model ?? null, clampOccurredAt(parseOccurredAt(input.occurredAt, now).occurredAt, now))
         : undefined;
     // A flow whose evaluate reserved credits (ADR 0012): its event captures the hold instead of drawing.
-    const flowId = input.flowId ?? input.context?.flowId ?? null;
     const capturesHold = weight !== undefined && flowId !== null && (await flowHasOpenHold(ctx.db, principal.accountId, flowId));
     return await withTransaction(ctx.db, async (tx) => {
       const c = preloaded?.feature_id ? preloaded : await loadOrCreateContext(tx, principal.accountId, ref, input.featureKey, now);
@@ -93,6 +111,20 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
     throw err;
   }
 }
+
+/** A credit-backed event through its customer's lane (hot-queue.ts): its own outcome once its group committed. */
+async function submitToLane(ctx: AppContext, accountId: string, customerId: string, item: EventItem) {
+  const outcome = await hotPoolQueue(ctx).submit(accountId, customerId, item);
+  if (outcome.status !== 'stored') throw outcome.error;
+  return { status: outcome.httpStatus, receipt: outcome.receipt };
+}
+
+/**
+ * Whether an event of this context can be planned from memory and written by one guarded statement:
+ * a counted event without credits, without the period usage of accumulate mode, in an account
+ * that wants no `usage_recorded` (the statement checks the last two again).
+ */
+const plannableFromMemory = (c: repo.IngestContext) => Boolean(c.feature_id && c.subscription_id && c.rule_value) && !isCreditBacked(c) && !needsPeriodUsage(c) && !c.recorded_wanted;
 
 /**
  * Setup: the one read the plan needs beyond the check context (usage in the counter's period, in

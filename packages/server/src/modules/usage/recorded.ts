@@ -1,4 +1,4 @@
-import type { Executor } from '../../platform/db/database.js';
+import { sql, type RawBuilder } from 'kysely';
 import { defineDomainEvent, defineExtension } from '../../platform/hooks.js';
 import type { Decimal } from '../../platform/money.js';
 
@@ -21,9 +21,12 @@ export type UsageRecorded = {
 export const usageRecorded = defineDomainEvent<UsageRecorded>('usage.usage_recorded');
 
 /**
- * Whether an account's counted events need `usage_recorded` at all. Asked before the one-statement
- * ingestion path, outside any lock: an account nobody listens for keeps that path (one statement,
- * the counter row locked for one round trip), instead of a transaction that holds the hot counter
- * row across the subscribers' writes. Payments provides it (PROCESSOR_INTEGRATION accounts only).
+ * Whether an account's counted events need `usage_recorded` at all, as a SQL predicate over the
+ * account id column: the ingestion context query answers it with the context (no round trip of its
+ * own), and the one-statement ingestion path of an event whose context is kept in memory checks it
+ * again in its statement. An account nobody listens for keeps that path (one statement, the counter
+ * row locked for one round trip), instead of a transaction that holds the hot counter row across
+ * the subscribers' writes. Payments provides it (PROCESSOR_INTEGRATION accounts only). The fragment
+ * must not depend on anything but the column (its text is part of prepared statements).
  */
-export const usageRecordedWanted = defineExtension('usage.usage_recorded_wanted', async (_db: Executor, _accountId: string): Promise<boolean> => false);
+export const usageRecordedWanted = defineExtension('usage.usage_recorded_wanted', (_accountId: RawBuilder<unknown>): RawBuilder<boolean> => sql<boolean>`false`);

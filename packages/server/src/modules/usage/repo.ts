@@ -3,6 +3,7 @@ import type { Jsonb } from '../../platform/db/jsonb.js';
 import type { Executor } from '../../platform/db/database.js';
 import type { UsageEventsTable } from '../../platform/db/tables.js';
 import { dec } from '../../platform/money.js';
+import { usageRecordedWanted } from './recorded.js';
 
 export type UsageEventRow = Selectable<UsageEventsTable>;
 
@@ -27,23 +28,21 @@ export type CheckContext = {
 };
 
 /**
- * Everything an entitlement check or an ingestion needs, in one round trip: the customer, the
- * feature, the customer's active subscription (newest), the plan's rule for the feature, and the
- * usage counters (one primary-key row for the current period). Undefined when the customer does not
- * exist.
+ * The columns of the check context whose change changes what an ingested event writes, hashed: a
+ * context kept in memory (ingest.ts) is used only by a statement that recomputes this fingerprint
+ * from the rows it reads and finds it equal (`insertEventCounting` with a guard).
  */
-export async function loadCheckContext(db: Executor, accountId: string, customerRef: string, featureKey: string): Promise<CheckContext | undefined> {
-  const { rows } = await sql<CheckContext>`
-    select c.id as customer_id, f.id as feature_id,
-           s.id as subscription_id, s.plan_id, s.current_period_start, s.current_period_end,
-           s.billing_anchor_day, s.entitlements_revoked, p.interval_months,
-           r.is_enabled as rule_enabled, r.value as rule_value, cm.denomination as credit_denomination,
-           uc.used::text as used_current,
-           case when r.value -> 'pricing' ->> 'reset_mode' = 'accumulate' then
-             (select sum(t.used)::text from usage_counters t
-               where t.account_id = c.account_id and t.subscription_id = s.id and t.feature_id = f.id)
-           end as used_total
-      from customers c
+const CONTEXT_FINGERPRINT = sql<string>`md5(row(c.id, f.id, s.id, s.plan_id, s.current_period_start, s.current_period_end, s.billing_anchor_day,
+  p.interval_months, r.is_enabled, r.value, cm.denomination)::text)`;
+
+/**
+ * The joins of the check context for one (customer reference, feature key): the customer, the
+ * feature, the customer's active subscription (newest), the plan, its rule for the feature and the
+ * rule's credit model, and (`counter`) the current period's usage counter: `c`, `f`, `s`, `p`, `r`,
+ * `cm`, `uc` for the caller's select list.
+ */
+const contextJoins = (accountId: unknown, customerRef: unknown, featureKey: unknown, counter = true) => sql`
+      customers c
       left join features f on f.account_id = c.account_id and f.key = ${featureKey}
       left join lateral (
         select * from subscriptions s
@@ -52,10 +51,56 @@ export async function loadCheckContext(db: Executor, accountId: string, customer
       left join plans p on p.account_id = s.account_id and p.id = s.plan_id
       left join plan_feature_rules r on r.account_id = s.account_id and r.plan_id = s.plan_id and r.feature_id = f.id
       left join credit_models cm on cm.account_id = r.account_id and cm.id = r.credit_model_id and cm.deleted_at is null
-      left join usage_counters uc on uc.account_id = c.account_id and uc.subscription_id = s.id
-                                  and uc.feature_id = f.id and uc.period_start = s.current_period_start
-     where c.account_id = ${accountId} and c.customer_reference_id = ${customerRef}`.execute(db);
+      ${counter ? sql`left join usage_counters uc on uc.account_id = c.account_id and uc.subscription_id = s.id
+                                  and uc.feature_id = f.id and uc.period_start = s.current_period_start` : sql``}
+     where c.account_id = ${accountId} and c.customer_reference_id = ${customerRef}`;
+
+const contextColumns = sql`c.id as customer_id, f.id as feature_id,
+           s.id as subscription_id, s.plan_id, s.current_period_start, s.current_period_end,
+           s.billing_anchor_day, s.entitlements_revoked, p.interval_months,
+           r.is_enabled as rule_enabled, r.value as rule_value, cm.denomination as credit_denomination,
+           uc.used::text as used_current,
+           case when r.value -> 'pricing' ->> 'reset_mode' = 'accumulate' then
+             (select sum(t.used)::text from usage_counters t
+               where t.account_id = c.account_id and t.subscription_id = s.id and t.feature_id = f.id)
+           end as used_total`;
+
+/**
+ * Everything an entitlement check or an ingestion needs, in one round trip: the customer, the
+ * feature, the customer's active subscription (newest), the plan's rule for the feature, and the
+ * usage counters (one primary-key row for the current period). Undefined when the customer does not
+ * exist.
+ */
+export async function loadCheckContext(db: Executor, accountId: string, customerRef: string, featureKey: string): Promise<CheckContext | undefined> {
+  const { rows } = await sql<CheckContext>`
+    select ${contextColumns}
+      from ${contextJoins(accountId, customerRef, featureKey)}`.execute(db);
   return rows[0];
+}
+
+/** The check context an ingestion reads: with its fingerprint and whether the account wants `usage_recorded`. */
+export type IngestContext = CheckContext & { fingerprint: string; recorded_wanted: boolean };
+
+/** The ingestion's context (see IngestContext) of one (customer reference, feature key). */
+export async function loadIngestContext(db: Executor, accountId: string, customerRef: string, featureKey: string): Promise<IngestContext | undefined> {
+  const { rows } = await sql<IngestContext>`
+    select ${contextColumns}, ${CONTEXT_FINGERPRINT} as fingerprint, ${usageRecordedWanted.call(sql.ref('c.account_id'))} as recorded_wanted
+      from ${contextJoins(accountId, customerRef, featureKey)}`.execute(db);
+  return rows[0];
+}
+
+/**
+ * The ingestion contexts of many (customer reference, feature key) pairs of one account in one
+ * statement (batch ingestion, a hot customer's group); pairs whose customer does not exist are absent.
+ */
+export async function loadIngestContexts(db: Executor, accountId: string, pairs: { ref: string; featureKey: string }[]): Promise<(IngestContext & { ref: string; feature_key: string })[]> {
+  if (pairs.length === 0) return [];
+  const { rows } = await sql<IngestContext & { ref: string; feature_key: string }>`
+    select q.ref, q.feature_key, x.* from unnest(${pairs.map((p) => p.ref)}::text[], ${pairs.map((p) => p.featureKey)}::text[]) as q(ref, feature_key)
+      join lateral (
+        select ${contextColumns}, ${CONTEXT_FINGERPRINT} as fingerprint, ${usageRecordedWanted.call(sql.ref('c.account_id'))} as recorded_wanted
+          from ${contextJoins(accountId, sql`q.ref`, sql`q.feature_key`)}) x on true`.execute(db);
+  return rows;
 }
 
 /** Usage counted for one period (the rare path when the cycle job has not yet rolled a period). */
@@ -123,26 +168,36 @@ export type NewEvent = Omit<UsageEventRow, 'context' | 'meta' | 'input_tokens' |
  * and context when counted, or with the zeroed variants when not. A repeated idempotency key fails
  * the whole statement with a unique violation, so the counter is untouched. Returns whether the
  * event was counted.
+ *
+ * With a `guard` (the event was planned from a context kept in memory) the statement first reads
+ * the context again and writes only if its fingerprint is unchanged and the account still wants no
+ * `usage_recorded`; otherwise it writes nothing and returns null (the caller reads the context and
+ * plans again). The check and the writes see one snapshot, so the event is written exactly as if
+ * its context had been read by this statement.
  */
 export async function insertEventCounting(
   db: Executor,
   event: NewEvent,
   zeroed: Pick<NewEvent, 'usage_units' | 'revenue_amount' | 'cost_amount' | 'context'>,
   counter: { key: CounterKey; cap: { maxUsage: string; alreadyUsedElsewhere: string } | null },
-): Promise<boolean> {
+  guard?: ContextGuard,
+): Promise<boolean | null> {
   const { key, cap } = counter;
   const fitsEmpty = !cap || dec(event.usage_units).plus(dec(cap.alreadyUsedElsewhere)).lte(dec(cap.maxUsage));
   const capCheck = cap
     ? sql`usage_counters.used + excluded.used + ${cap.alreadyUsedElsewhere}::numeric <= ${cap.maxUsage}::numeric`
     : sql`true`;
   const pick = (counted: unknown, zero: unknown) => sql`case when exists (select 1 from c) then ${counted} else ${zero} end`;
+  const guarded = guard ? sql`and exists (select 1 from g)` : sql``;
   const { rows } = await sql<{ counted: boolean }>`
-    with k as (${claimKey(event)}),
+    with ${guard ? sql`g as (select 1 from ${contextJoins(event.account_id, guard.customerRef, guard.featureKey, false)}
+                                and ${CONTEXT_FINGERPRINT} = ${guard.fingerprint} and not ${usageRecordedWanted.call(sql.ref('c.account_id'))}),` : sql``}
+    k as (${claimKey(event, guard ? sql`where exists (select 1 from g)` : sql``)}),
     c as (
       insert into usage_counters (account_id, subscription_id, feature_id, period_start, used, revenue)
       select ${key.accountId}::uuid, ${key.subscriptionId}::uuid, ${key.featureId}::uuid, ${key.periodStart}::timestamptz,
              ${event.usage_units}::numeric, ${event.revenue_amount}::numeric
-       where ${fitsEmpty}::boolean
+       where ${fitsEmpty}::boolean ${guarded}
       on conflict (account_id, subscription_id, feature_id, period_start) do update
         set used = usage_counters.used + excluded.used, revenue = usage_counters.revenue + excluded.revenue
         where ${capCheck}
@@ -159,19 +214,24 @@ export async function insertEventCounting(
         ${event.model}, ${event.model_provider}, ${event.input_tokens}::bigint, ${event.output_tokens}::bigint,
         ${event.flow_id}, ${event.occurred_at}::timestamptz, ${event.ingested_at}::timestamptz,
         ${pick(sql`${event.context}::jsonb`, sql`${zeroed.context}::jsonb`)}, ${event.meta}::jsonb
+       where true ${guarded}
       returning id)
     select exists (select 1 from c) as counted from e`.execute(db);
-  return rows[0]!.counted;
+  return rows[0]?.counted ?? null;
 }
 
 /**
  * The claim of an event's idempotency key (usage_event_keys, migration 0028): the events table is
  * partitioned by month, so the key's uniqueness across every month lives in that table. Without ON
- * CONFLICT a repeated key fails the statement (UNIQUE_CONSTRAINTS.usageEventKey).
+ * CONFLICT a repeated key fails the statement (UNIQUE_CONSTRAINTS.usageEventKey). `onlyIf`: a
+ * WHERE clause (the guard of a remembered context) under which the key is claimed at all.
  */
-const claimKey = (e: NewEvent) => sql`
+const claimKey = (e: NewEvent, onlyIf = sql``) => sql`
   insert into usage_event_keys (account_id, event_idempotency_key, event_id, occurred_at)
-  values (${e.account_id}::uuid, ${e.event_idempotency_key}, ${e.id}::uuid, ${e.occurred_at}::timestamptz)`;
+  select ${e.account_id}::uuid, ${e.event_idempotency_key}, ${e.id}::uuid, ${e.occurred_at}::timestamptz ${onlyIf}`;
+
+/** What `insertEventCounting` checks before writing an event planned from a context kept in memory. */
+export type ContextGuard = { customerRef: string; featureKey: string; fingerprint: string };
 
 /** Inserts an event unless its idempotency key exists; undefined means a duplicate. */
 export async function insertEvent(db: Executor, row: NewEvent): Promise<{ id: string } | undefined> {

@@ -24,6 +24,21 @@ export const findHeldByFlow = (db: Executor, accountId: string, flowId: string) 
 export const lockHeldByFlow = (db: Executor, accountId: string, flowId: string) =>
   db.selectFrom('credit_reservations').selectAll().where('account_id', '=', accountId).where('flow_id', '=', flowId).where('status', '=', 'HELD').forUpdate().executeTakeFirst();
 
+/** Locks the open holds of these flows in id order (a batch's, before any pool lock); the flows that have one. */
+export async function lockHeldByFlows(db: Executor, accountId: string, flowIds: string[]): Promise<string[]> {
+  if (flowIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('credit_reservations')
+    .select('flow_id')
+    .where('account_id', '=', accountId)
+    .where('flow_id', 'in', flowIds)
+    .where('status', '=', 'HELD')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  return rows.map((r) => r.flow_id!);
+}
+
 export const insertReservation = (db: Executor, row: Omit<ReservationRow, 'metadata'> & { metadata: Jsonb }) =>
   db.insertInto('credit_reservations').values(row).returningAll().executeTakeFirstOrThrow();
 

@@ -235,6 +235,15 @@ export async function flowHasOpenHold(db: Executor, accountId: string, flowId: s
 }
 
 /**
+ * Many-event ingestion (ADR 0018): locks the open holds of the events' flows, after the counter
+ * locks and before any pool lock (the order every settlement uses), and returns the flows that
+ * have one; each such event then goes through `captureForEvent` in its turn.
+ */
+export async function lockFlowHolds(tx: Tx, accountId: string, flowIds: string[]): Promise<Set<string>> {
+  return new Set(await repo.lockHeldByFlows(tx, accountId, [...new Set(flowIds)].sort()));
+}
+
+/**
  * Inside the ingestion transaction (after the counter lock, before any pool lock): when the event's
  * flow has an open hold on the same subscription and denomination, the event's charge (units ×
  * weight at the clamped occurredAt, rounded once) captures it instead of a plain draw. Null: no such
