@@ -23,6 +23,12 @@ export type Scenario = {
   /** Default: 50. */
   connections?: number;
   /**
+   * Send exactly this many requests (each answered, 60 s timeout) instead of loading for the run's
+   * seconds: for routes whose answers take longer than a load window (batches), whose rate is then
+   * the events stored over the time all of them took (`storedPerSecond`).
+   */
+  amount?: number;
+  /**
    * Set for routes that store usage events: how many events one answer acknowledges as stored (a
    * single event: 1 for 2xx, and for 409 conflict on a retry; a batch route counts its `stored` and
    * `duplicate` results). After the run the harness retries the requests the load generator hung
@@ -51,25 +57,11 @@ export type Measured = {
   cpuPerRequest?: number;
   /** The after-run check (ledger audit always; stored vs acknowledged events when `events`). */
   check?: Check;
-  /**
-   * Scenarios with `events`: the events stored during the run per second, from the start of the
-   * load until the stored count stopped growing (requests still in flight at the deadline
-   * included): the rate of a route whose answers take longer than the load window (batches).
-   */
+  /** Scenarios with `amount` and `events`: the events stored per second of the whole load (every request answered). */
   storedPerSecond?: number;
 };
 
-export type Check = {
-  auditClean: boolean;
-  poolsChecked: number;
-  findings: string[];
-  stored?: number;
-  acked?: number;
-  cutOff?: number;
-  eventsOk?: boolean;
-  /** When the stored count was last seen growing (performance.now()). */
-  settledAt?: number;
-};
+export type Check = { auditClean: boolean; poolsChecked: number; findings: string[]; stored?: number; acked?: number; cutOff?: number; eventsOk?: boolean };
 
 export type Target = { text: string; met: boolean };
 
@@ -124,6 +116,7 @@ export class Harness {
     const cpuBefore = await this.cpu.tally?.();
     const startedAt = performance.now();
     const { unanswered, ...measured } = await load(this.base, s, this.seconds, s.connections ?? this.connections, s.auth ?? { 'x-api-key': this.ready.apiKey });
+    const loadSeconds = (performance.now() - startedAt) / 1000;
     if (cpuBefore !== undefined) measured.cpuPerRequest = ((await this.cpu.tally!()) - cpuBefore) / Math.max(1, measured.answered);
     // A client whose request timed out retries it with the same idempotency key: the answer
     // (stored, or duplicate when the first attempt went through) acknowledges its events.
@@ -132,9 +125,7 @@ export class Harness {
       measured.acked += s.events!(res.status, await res.text());
     }
     measured.check = await this.check(s, measured, before.events);
-    if (measured.check.stored !== undefined && measured.check.settledAt !== undefined) {
-      measured.storedPerSecond = measured.check.stored / ((measured.check.settledAt - startedAt) / 1000);
-    }
+    if (s.amount && measured.check.stored !== undefined) measured.storedPerSecond = measured.check.stored / loadSeconds;
     if (!measured.check.auditClean) this.#failures.push(`${s.name}: ledger audit found ${measured.check.findings.length} discrepancies`);
     if (measured.check.eventsOk === false) this.#failures.push(`${s.name}: stored ${measured.check.stored} events, acknowledged ${measured.check.acked}`);
     return measured;
@@ -218,12 +209,10 @@ export class Harness {
    */
   async check(s: Scenario, measured: Measured, eventsBefore: number): Promise<Check> {
     let state = await this.state();
-    let settledAt = performance.now();
     for (let i = 0; i < 40; i++) {
       await new Promise((r) => setTimeout(r, 250));
       const next = await this.state();
       const quiet = next.events === state.events;
-      if (!quiet) settledAt = performance.now();
       state = next;
       if (quiet) break;
     }
@@ -234,7 +223,6 @@ export class Harness {
       check.acked = measured.acked;
       check.cutOff = measured.cutOff;
       check.eventsOk = check.stored === measured.acked;
-      check.settledAt = settledAt;
     }
     for (const f of findings.slice(0, 5)) console.log(`  audit ${s.name}: ${f}`);
     return check;
@@ -265,7 +253,7 @@ async function load(base: string, s: Scenario, seconds: number, connections: num
     url: base + fixedPath,
     method: s.method,
     connections,
-    duration: seconds,
+    ...(s.amount ? { amount: s.amount, timeout: 60 } : { duration: seconds }),
     headers: { ...auth, 'content-type': 'application/json' },
     requests: [
       {
