@@ -10,11 +10,14 @@ const AccountPage = lazy(() => import('./pages/account'));
 const FeaturesPage = lazy(() => import('./pages/features'));
 const OverviewPage = lazy(() => import('./pages/overview'));
 const EventsPage = lazy(() => import('./pages/events'));
+const PlansPage = lazy(() => import('./pages/plans'));
+const PlanPage = lazy(() => import('./pages/plan'));
 
 /** Pages built so far, by path; every other navigation entry renders its placeholder. */
 const PAGES: Record<string, ReactNode> = {
   '/': <OverviewPage />,
   '/catalog/features': <FeaturesPage />,
+  '/catalog/plans': <PlansPage />,
   '/account': <AccountPage />,
   '/events': <EventsPage />,
 };
@@ -105,7 +108,9 @@ function PageRoutes({ modules }: { modules: Record<ModuleName, boolean> | undefi
 }
 
 /** Pages under a navigation entry (a plan, a customer). */
-const DETAIL_PAGES: Record<string, ReactNode> = {};
+const DETAIL_PAGES: Record<string, ReactNode> = {
+  '/catalog/plans/:planId': <PlanPage />,
+};
 
 function Placeholder({ label }: { label: string }) {
   return (

@@ -14,7 +14,7 @@ export const NAV: NavSection[] = [
     entries: [
       { path: '/', label: 'Overview', module: 'monetization', ready: true },
       { path: '/catalog/features', label: 'Features', module: 'monetization', ready: true },
-      { path: '/catalog/plans', label: 'Plans', module: 'monetization', ready: false },
+      { path: '/catalog/plans', label: 'Plans', module: 'monetization', ready: true },
       { path: '/customers', label: 'Customers', module: 'monetization', ready: false },
       { path: '/events', label: 'Events', module: 'monetization', ready: true },
       { path: '/credits', label: 'Credits', module: 'monetization', ready: false },
