@@ -12,6 +12,12 @@ const OverviewPage = lazy(() => import('./pages/overview'));
 const EventsPage = lazy(() => import('./pages/events'));
 const PlansPage = lazy(() => import('./pages/plans'));
 const PlanPage = lazy(() => import('./pages/plan'));
+const SpendConnectionsPage = lazy(() => import('./pages/spend/connections'));
+const SpendUsagePage = lazy(() => import('./pages/spend/usage'));
+const SpendAllocationPage = lazy(() => import('./pages/spend/allocation'));
+const SpendBudgetsPage = lazy(() => import('./pages/spend/budgets'));
+const SpendAlertsPage = lazy(() => import('./pages/spend/alerts'));
+const SpendSettingsPage = lazy(() => import('./pages/spend/settings'));
 
 /** Pages built so far, by path; every other navigation entry renders its placeholder. */
 const PAGES: Record<string, ReactNode> = {
@@ -20,6 +26,12 @@ const PAGES: Record<string, ReactNode> = {
   '/catalog/plans': <PlansPage />,
   '/account': <AccountPage />,
   '/events': <EventsPage />,
+  '/spend/connections': <SpendConnectionsPage />,
+  '/spend/usage': <SpendUsagePage />,
+  '/spend/allocation': <SpendAllocationPage />,
+  '/spend/budgets': <SpendBudgetsPage />,
+  '/spend/alerts': <SpendAlertsPage />,
+  '/spend/settings': <SpendSettingsPage />,
 };
 
 export function App() {
