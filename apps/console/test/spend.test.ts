@@ -90,7 +90,7 @@ describe('console: AI spend (browser)', () => {
     assert.match(rows, /house-model-x\s+unpriced/);
     assert.match(rows, /claude-sonnet-4-5-20250929/);
     assert.match(await page.getByTestId('metered-total').innerText(), /^\$\d+\.\d{2,}$/);
-    await page.getByRole('img', { name: 'Metered cost by day' }).locator('canvas').waitFor();
+    await page.getByRole('figure', { name: 'Cost by day' }).locator('canvas').waitFor();
     await page.getByRole('img', { name: 'Tokens by model, stacked by kind' }).locator('canvas').waitFor();
     await c.screenshot('spend-usage');
   });

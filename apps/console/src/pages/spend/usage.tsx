@@ -3,6 +3,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../../api';
 import { decimalText, formatCount } from '../../format';
 import { Empty, PageHeader, QueryView } from '../../ui';
+import { DayChart } from '../../chart';
 import { dollars, StackedBars } from './common';
 
 type Report = Schemas['SpendUsageReport'];
@@ -50,8 +51,14 @@ export function WindowForm({ onApply }: { onApply: (w: { from?: string; to?: str
 }
 
 function UsageReport({ r }: { r: Report }) {
-  const days = useMemo(() => r.byDay.map((d) => d.date.slice(5, 10)), [r]);
-  const daySeries = useMemo(() => [{ name: 'Metered cost', values: r.byDay.map((d) => plotDollars(d.meteredCostCents)) }], [r]);
+  const days = useMemo(() => r.byDay.map((d) => d.date.slice(0, 10)), [r]);
+  const daySeries = useMemo(
+    () => [
+      { label: 'Metered cost ($)', values: r.byDay.map((d) => plotDollars(d.meteredCostCents)), color: '#2553c7', bars: true },
+      { label: 'Vendor cost ($)', values: r.byDay.map((d) => plotDollars(d.vendorCostCents)), color: '#d9822b' },
+    ],
+    [r],
+  );
   const models = useMemo(() => r.byModel.map((m) => m.model), [r]);
   const modelSeries = useMemo(
     () => [
@@ -94,8 +101,7 @@ function UsageReport({ r }: { r: Report }) {
         <Empty>No usage in this window.</Empty>
       ) : (
         <>
-          <h2>Metered cost by day</h2>
-          <StackedBars label="Metered cost by day" days={days} series={daySeries} />
+          <DayChart title="Cost by day" days={days} series={daySeries} />
           <h2>Tokens by model</h2>
           <StackedBars label="Tokens by model, stacked by kind" days={models} series={modelSeries} />
         </>
