@@ -18,12 +18,15 @@ const SpendAllocationPage = lazy(() => import('./pages/spend/allocation'));
 const SpendBudgetsPage = lazy(() => import('./pages/spend/budgets'));
 const SpendAlertsPage = lazy(() => import('./pages/spend/alerts'));
 const SpendSettingsPage = lazy(() => import('./pages/spend/settings'));
+const CustomersPage = lazy(() => import('./pages/customers'));
+const CustomerPage = lazy(() => import('./pages/customer'));
 
 /** Pages built so far, by path; every other navigation entry renders its placeholder. */
 const PAGES: Record<string, ReactNode> = {
   '/': <OverviewPage />,
   '/catalog/features': <FeaturesPage />,
   '/catalog/plans': <PlansPage />,
+  '/customers': <CustomersPage />,
   '/account': <AccountPage />,
   '/events': <EventsPage />,
   '/spend/connections': <SpendConnectionsPage />,
@@ -122,6 +125,7 @@ function PageRoutes({ modules }: { modules: Record<ModuleName, boolean> | undefi
 /** Pages under a navigation entry (a plan, a customer). */
 const DETAIL_PAGES: Record<string, ReactNode> = {
   '/catalog/plans/:planId': <PlanPage />,
+  '/customers/:customerId': <CustomerPage />,
 };
 
 function Placeholder({ label }: { label: string }) {

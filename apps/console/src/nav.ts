@@ -15,7 +15,7 @@ export const NAV: NavSection[] = [
       { path: '/', label: 'Overview', module: 'monetization', ready: true },
       { path: '/catalog/features', label: 'Features', module: 'monetization', ready: true },
       { path: '/catalog/plans', label: 'Plans', module: 'monetization', ready: true },
-      { path: '/customers', label: 'Customers', module: 'monetization', ready: false },
+      { path: '/customers', label: 'Customers', module: 'monetization', ready: true },
       { path: '/events', label: 'Events', module: 'monetization', ready: true },
       { path: '/credits', label: 'Credits', module: 'monetization', ready: false },
       { path: '/agent', label: 'Agent surface', module: 'monetization', ready: false },

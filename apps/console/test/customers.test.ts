@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { monetization } from '../../../packages/server/test/factories.js';
+import { openConsole, type ConsoleSession } from './browser.js';
+
+describe('console: customers (browser)', () => {
+  let c: ConsoleSession;
+  before(async () => {
+    c = await openConsole();
+    const m = monetization(c.svc, c.account);
+    const feature = await m.feature({ key: 'chat' });
+    const plan = await m.activePlan({ price: '25', features: [{ id: feature.id }], key: 'starter' });
+    await m.customer('acme');
+    await m.customer('globex');
+    const acme = (await m.expectOk<{ id: string; customerReferenceId: string }[]>(m.admin('GET', '/customers'))).find((x) => x.customerReferenceId === 'acme')!;
+    await m.subscribe('acme', plan.id);
+    await m.creditModel({ denomination: 'tokens' });
+    const pool = await m.expectOk(m.admin('POST', '/credits/pools', { name: 'Main pool', denomination: 'tokens', customerId: acme.id }), 201);
+    await m.expectOk(m.admin('POST', '/credits/grants', { creditPoolId: pool.id, amount: 100, grantType: 'MANUAL', expiresAt: '2026-12-31T00:00:00Z' }), 201);
+    await m.expectOk(m.admin('POST', '/credits/deductions', { creditPoolId: pool.id, amount: '12.5', description: 'support call' }));
+    await c.signIn();
+  });
+  after(() => c.close());
+
+  test('when the list is searched then only the matching customer is listed', async () => {
+    const { page } = c;
+    await page.getByRole('link', { name: 'Customers' }).click();
+    const table = page.getByRole('table', { name: 'Customers' });
+    await table.getByRole('link', { name: 'globex' }).waitFor();
+    await page.getByLabel('Search customers').fill('acm');
+    await page.waitForFunction(() => document.querySelectorAll('table[aria-label=Customers] tbody tr').length === 1);
+    assert.match(await table.innerText(), /acme/);
+  });
+
+  test('when a customer opens then the subscription, the invoice (marked paid), the pool balance, grants and ledger show', async () => {
+    const { page } = c;
+    await page.getByRole('link', { name: 'acme' }).click();
+    await page.getByRole('heading', { name: 'acme', level: 1 }).waitFor();
+    const subscriptions = page.getByRole('table', { name: 'Subscriptions' });
+    await subscriptions.waitFor();
+    assert.match(await subscriptions.innerText(), /PENDING_PAYMENT/);
+    const invoices = page.getByRole('table', { name: 'Invoices' });
+    assert.match(await invoices.innerText(), /\$25\.00[\s\S]*DUE/);
+    await invoices.getByRole('button', { name: 'Mark paid' }).click();
+    await invoices.getByText('PAID', { exact: true }).waitFor();
+    await subscriptions.getByText('ACTIVE', { exact: true }).waitFor();
+
+    const pool = page.getByRole('article', { name: 'Pool Main pool' });
+    assert.equal(await pool.getByTestId('pool-balance').innerText(), '87.5 tokens');
+    const grants = await pool.getByRole('table', { name: 'Grants of Main pool' }).innerText();
+    assert.match(grants, /MANUAL\s+100\s+87\.5/);
+    assert.match(grants, /Dec 31, 2026/);
+    const ledger = await pool.getByRole('table', { name: 'Ledger of Main pool' }).locator('tbody tr').allInnerTexts();
+    assert.equal(ledger.length, 2);
+    assert.ok(ledger.some((row) => /-?12\.5\s+100\s+87\.5\s+support call/.test(row)), ledger.join('\n'));
+    assert.ok(ledger.some((row) => /100\s+0\s+100/.test(row)), ledger.join('\n'));
+    await c.screenshot('customer');
+  });
+});
