@@ -39,22 +39,81 @@ export type StartOptions = {
   consoleDir?: string;
 };
 
+/**
+ * Behind a transaction pooler (`.ci/run`'s PgBouncer run) a schema per service cannot be chosen by the
+ * connection's `search_path` option: PgBouncer refuses the `options` startup parameter (and would
+ * only drop it with `ignore_startup_parameters`). There each service gets a database of its own with
+ * `ALTER DATABASE … SET search_path`, which the server applies to every connection it opens to that
+ * database, pooled or not (ADR 0021). The schema name stays the service's identity either way.
+ */
+const ISOLATION = process.env.TEST_DATABASE_ISOLATION === 'database' ? 'database' : 'schema';
+/** Where LISTEN and the harness's own administration connect: PostgreSQL itself, not the pooler. */
+const DIRECT_URL = process.env.TEST_DATABASE_LISTEN_URL || TEST_DATABASE_URL;
+const PREPARED_STATEMENTS = process.env.DATABASE_PREPARED_STATEMENTS !== 'false';
+/** This run goes through a transaction pooler (TEST_DATABASE_LISTEN_URL names PostgreSQL itself). */
+export const BEHIND_POOLER = Boolean(process.env.TEST_DATABASE_LISTEN_URL) && process.env.TEST_DATABASE_LISTEN_URL !== TEST_DATABASE_URL;
+
+/** The URL with another database name. */
+export function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function adminQuery(url: string, ...statements: string[]): Promise<void> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    for (const statement of statements) await admin.query(statement);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Opens (another pool on) the PostgreSQL of the test service whose schema is `schema`. */
+export function openTestPostgres(schema: string, poolSize = TEST_POOL_SIZE, preparedStatements = PREPARED_STATEMENTS): Promise<Database> {
+  if (!TEST_DATABASE_URL) throw new Error('PostgreSQL only (TEST_DATABASE_URL)');
+  const common = { kind: 'postgres' as const, poolSize, preparedStatements };
+  return ISOLATION === 'database'
+    ? openDatabase({ ...common, url: withDatabaseName(TEST_DATABASE_URL, schema), listenUrl: withDatabaseName(DIRECT_URL!, schema) })
+    : openDatabase({ ...common, url: TEST_DATABASE_URL, searchPath: schema, listenUrl: DIRECT_URL! });
+}
+
+/**
+ * A PostgreSQL database of its own (search_path left at `public`) for tests that run the server as
+ * separate processes: `env` is what such a node takes (DATABASE_URL through the pooler when the run
+ * has one, DATABASE_LISTEN_URL to PostgreSQL directly, DATABASE_PREPARED_STATEMENTS as the run's).
+ */
+export async function createTestDatabase(): Promise<{ name: string; env: Record<string, string>; drop(): Promise<void> }> {
+  if (!TEST_DATABASE_URL) throw new Error('PostgreSQL only (TEST_DATABASE_URL)');
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  await adminQuery(DIRECT_URL!, `create database ${name}`);
+  return {
+    name,
+    env: {
+      DATABASE_URL: withDatabaseName(TEST_DATABASE_URL, name),
+      DATABASE_LISTEN_URL: withDatabaseName(DIRECT_URL!, name),
+      DATABASE_PREPARED_STATEMENTS: String(PREPARED_STATEMENTS),
+    },
+    drop: () => adminQuery(DIRECT_URL!, `drop database ${name} with (force)`),
+  };
+}
+
 export async function openTestDatabase(): Promise<{ database: Database; schema?: string; drop(): Promise<void> }> {
   if (!TEST_DATABASE_URL) return { database: await openDatabase({ kind: 'pglite' }), drop: async () => {} };
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, searchPath: schema, poolSize: TEST_POOL_SIZE });
+  if (ISOLATION === 'database') {
+    await adminQuery(DIRECT_URL!, `create database ${schema}`);
+    await adminQuery(withDatabaseName(DIRECT_URL!, schema), `create schema ${schema}`, `alter database ${schema} set search_path = ${schema}`);
+  } else {
+    await adminQuery(DIRECT_URL!, `create schema ${schema}`);
+  }
+  const database = await openTestPostgres(schema);
   return {
     database,
     schema,
     async drop() {
-      const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.end();
+      await adminQuery(DIRECT_URL!, ISOLATION === 'database' ? `drop database ${schema} with (force)` : `drop schema ${schema} cascade`);
     },
   };
 }
@@ -90,7 +149,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
  */
 export async function startSecondNode(first: TestService, options: StartOptions = {}): Promise<TestService> {
   if (!TEST_DATABASE_URL || !first.schema) throw new Error('a second node needs PostgreSQL (TEST_DATABASE_URL)');
-  const database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, searchPath: first.schema, poolSize: TEST_POOL_SIZE });
+  const database = await openTestPostgres(first.schema);
   return listen(testConfig(options), database, new FrozenClock(first.clock.now().toISOString()), options, async () => {}, first.schema);
 }
 

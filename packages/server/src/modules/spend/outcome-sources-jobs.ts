@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.js';
+import { withAdvisoryLock } from '../../platform/db/advisory-lock.js';
 import { JobItems } from '../../platform/jobs/items.js';
 import type { Job, JobContext } from '../../platform/jobs/scheduler.js';
 import { syncSource } from './outcome-sources.js';
@@ -36,8 +36,9 @@ const running = new WeakMap<AppContext, Set<string>>();
 
 /**
  * Runs fn unless a run of `name` is in progress (false then). In-process a flag per context; on
- * PostgreSQL also a session advisory try-lock on a connection of its own (no transaction open
- * while GitHub is called), so another node's run is seen too. PGlite is one process.
+ * PostgreSQL also a transaction-scoped advisory try-lock held in an idle transaction of its own
+ * while GitHub is called (`withAdvisoryLock`, safe behind a transaction pooler), so another node's
+ * run is seen too. PGlite is one process.
  */
 export async function withoutOverlap(ctx: AppContext, name: string, fn: () => Promise<void>): Promise<boolean> {
   let names = running.get(ctx);
@@ -45,21 +46,8 @@ export async function withoutOverlap(ctx: AppContext, name: string, fn: () => Pr
   if (names.has(name)) return false;
   names.add(name);
   try {
-    if (ctx.database.kind !== 'postgres') {
-      await fn();
-      return true;
-    }
-    const key = `job:${name}`;
-    return await ctx.db.connection().execute(async (session) => {
-      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(hashtextextended(${key}, 0)) as locked`.execute(session);
-      if (!rows[0]?.locked) return false;
-      try {
-        await fn();
-        return true;
-      } finally {
-        await sql`select pg_advisory_unlock(hashtextextended(${key}, 0))`.execute(session);
-      }
-    });
+    const outcome = await withAdvisoryLock(ctx.database, `job:${name}`, 'try', fn);
+    return outcome.acquired;
   } finally {
     names.delete(name);
   }

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.js';
+import { withAdvisoryLock } from '../../platform/db/advisory-lock.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { notFound } from '../../platform/errors/app-error.js';
 import { evaluateBudgets } from './alerts.js';
@@ -88,8 +88,9 @@ const inProcess = new Map<string, Promise<void>>();
 
 /**
  * Runs fn holding the connection's sync lock. In-process waiters queue on a promise chain; on
- * PostgreSQL a session advisory lock (on a connection of its own, no transaction open) also keeps
- * other nodes out. PGlite is one process by its data-directory lock, so the chain is enough there.
+ * PostgreSQL a transaction-scoped advisory lock held in an idle transaction of its own
+ * (`withAdvisoryLock`, safe behind a transaction pooler) also keeps other nodes out. PGlite is one
+ * process by its data-directory lock, so the chain is enough there.
  */
 async function withConnectionLock<T>(ctx: AppContext, connectionId: string, fn: () => Promise<T>): Promise<T> {
   const previous = inProcess.get(connectionId) ?? Promise.resolve();
@@ -99,16 +100,10 @@ async function withConnectionLock<T>(ctx: AppContext, connectionId: string, fn: 
   inProcess.set(connectionId, mine);
   await previous;
   try {
-    if (ctx.database.kind !== 'postgres') return await fn();
-    const key = `spend_sync:${connectionId}`;
-    return await ctx.db.connection().execute(async (session) => {
-      await sql`select pg_advisory_lock(hashtextextended(${key}, 0))`.execute(session);
-      try {
-        return await fn();
-      } finally {
-        await sql`select pg_advisory_unlock(hashtextextended(${key}, 0))`.execute(session);
-      }
-    });
+    // Other nodes: a transaction-scoped advisory lock held while fn runs (ADR 0021).
+    const outcome = await withAdvisoryLock(ctx.database, `spend_sync:${connectionId}`, 'wait', fn);
+    if (!outcome.acquired) throw new Error('a waiting advisory lock is always acquired');
+    return outcome.value;
   } finally {
     release();
     if (inProcess.get(connectionId) === mine) inProcess.delete(connectionId);

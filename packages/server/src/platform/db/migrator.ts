@@ -5,7 +5,7 @@ import type { Database } from './database.js';
 
 export const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'migrations/');
 
-/** Advisory-lock key shared by every node, so concurrent starts migrate once. */
+/** Advisory-lock key shared by every node, so concurrent starts apply each migration once. */
 const MIGRATION_LOCK = 727_001;
 
 type Migration = { version: string; name: string; sql: string };
@@ -18,30 +18,36 @@ export function readMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
 }
 
 /**
- * Applies the numbered SQL migrations not yet recorded, each in its own transaction, holding an
- * advisory lock so nodes starting together do not race. Forward-only: there are no down scripts.
+ * Applies the numbered SQL migrations not yet recorded, each in its own transaction that first takes
+ * a transaction-scoped advisory lock and checks again that the migration is still pending, so nodes
+ * starting together apply each once. The lock is `pg_advisory_xact_lock`, never a session lock: behind
+ * a transaction pooler (PgBouncer) a session lock would stay on whichever server connection took it
+ * and its unlock could land on another (ADR 0021). Forward-only: there are no down scripts.
  */
 export async function migrate(database: Database, migrations = readMigrations()): Promise<string[]> {
   return database.withSession(async (exec) => {
-    await exec(`select pg_advisory_lock(${MIGRATION_LOCK})`);
-    try {
-      await exec(`create table if not exists schema_migrations (
-        version text primary key, name text not null, applied_at timestamptz not null default now())`);
-      const done = new Set((await exec('select version from schema_migrations')).map((r) => String(r.version)));
-      const applied: string[] = [];
-      for (const m of migrations) {
-        if (done.has(m.version)) continue;
-        try {
-          await exec(`begin;\n${m.sql}\n;insert into schema_migrations (version, name) values ('${m.version}', '${m.name}');\ncommit;`);
-        } catch (err) {
-          await exec('rollback').catch(() => {});
-          throw new Error(`Migration ${m.version}_${m.name} failed: ${(err as Error).message}`, { cause: err });
+    const lock = `select pg_advisory_xact_lock(${MIGRATION_LOCK});`;
+    await exec(`begin; ${lock}
+      create table if not exists schema_migrations (version text primary key, name text not null, applied_at timestamptz not null default now());
+      commit;`);
+    const done = new Set((await exec('select version from schema_migrations')).map((r) => String(r.version)));
+    const applied: string[] = [];
+    for (const m of migrations) {
+      if (done.has(m.version)) continue;
+      try {
+        // The version is four digits (readMigrations), safe to inline.
+        const pending = await exec(`begin; ${lock} select count(*)::int as n from schema_migrations where version = '${m.version}'`);
+        if (Number(pending[0]?.n) > 0) {
+          await exec('commit');
+          continue;
         }
-        applied.push(`${m.version}_${m.name}`);
+        await exec(`${m.sql}\n;insert into schema_migrations (version, name) values ('${m.version}', '${m.name}');\ncommit;`);
+      } catch (err) {
+        await exec('rollback').catch(() => {});
+        throw new Error(`Migration ${m.version}_${m.name} failed: ${(err as Error).message}`, { cause: err });
       }
-      return applied;
-    } finally {
-      await exec(`select pg_advisory_unlock(${MIGRATION_LOCK})`);
+      applied.push(`${m.version}_${m.name}`);
     }
+    return applied;
   });
 }

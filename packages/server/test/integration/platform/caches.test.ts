@@ -13,6 +13,7 @@ import {
   backend,
   createTestAccount,
   openTestDatabase,
+  openTestPostgres,
   startSecondNode,
   startServiceOn,
   startTestService,
@@ -236,7 +237,7 @@ describe('entitlement-check audit rows (written behind, group-committed)', () =>
 async function reopenableDatabase() {
   if (TEST_DATABASE_URL) {
     const { database, schema, drop } = await openTestDatabase();
-    return { database, schema, reopen: () => openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL!, searchPath: schema, poolSize: 2 }), cleanup: drop };
+    return { database, schema, reopen: () => openTestPostgres(schema!, 2), cleanup: drop };
   }
   const dir = mkdtempSync(join(tmpdir(), 'tally-caches-'));
   return {
