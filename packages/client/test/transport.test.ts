@@ -171,12 +171,12 @@ test('when an attempt outlasts timeoutMs then TallyTimeoutError, after the retri
     /* never answers */
   });
   try {
-    const t = new Transport({ baseUrl: s.baseUrl, timeoutMs: 50, maxRetries: 1, ...fast });
+    const t = new Transport({ baseUrl: s.baseUrl, timeoutMs: 250, maxRetries: 1, ...fast });
     const err = await t.request({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
     assert.ok(err instanceof TallyTimeoutError);
     assert.equal(err.code, 'timeout');
     assert.equal(s.seen.length, 2);
-    await assert.rejects(t.request({ method: 'POST', path: '/y', body: {}, timeoutMs: 20 }), TallyTimeoutError);
+    await assert.rejects(t.request({ method: 'POST', path: '/y', body: {}, timeoutMs: 250 }), TallyTimeoutError);
     assert.equal(s.seen.length, 3);
   } finally {
     await s.close();
@@ -199,7 +199,7 @@ test('when the caller aborts then TallyAbortedError and no retry', async () => {
   const s = await serve(() => {});
   try {
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 30);
+    setTimeout(() => ac.abort(), 250);
     const err = await new Transport({ baseUrl: s.baseUrl, ...fast }).request({ method: 'GET', path: '/x', signal: ac.signal }).catch((e: unknown) => e);
     assert.ok(err instanceof TallyAbortedError);
     assert.equal(s.seen.length, 1);

@@ -113,7 +113,7 @@ describe(`@tally/client retries (${backend})`, () => {
   test('when an answer comes later than the attempt timeout then the retry is answered from the first attempt and nothing is stored twice', async () => {
     const w = await wallet(100);
     proxy.fail('POST /api/v1/client/events', { delayMs: 600 });
-    const slow = new Tally({ baseUrl: proxy.baseUrl, apiKey, timeoutMs: 300, retryBaseMs: 5, retryMaxMs: 20 });
+    const slow = new Tally({ baseUrl: proxy.baseUrl, apiKey, timeoutMs: 300, maxRetries: 6, retryBaseMs: 100, retryMaxMs: 1000 });
     const result = await slow.track({ eventName: 'chat.completion', customerReferenceId: w.ref, featureKey: w.featureKey, usageUnits: 3 });
     assert.ok(result.status === 'duplicate');
     assert.equal((await events(w)).length, 1);
