@@ -48,7 +48,8 @@ async function startNode(name: string, env: Record<string, string>): Promise<Nod
       APP_JOBS_ENABLED: 'true',
       // A minute-long cache: only the LISTEN/NOTIFY invalidation can make another node refuse a key at once.
       APP_CACHE_TTL_MS: '60000',
-      DATABASE_POOL_SIZE: '10',
+      // Three nodes beside another test file's services stay well under PostgreSQL's 100 connections.
+      DATABASE_POOL_SIZE: '5',
       APP_STRIPE_API_BASE: 'http://127.0.0.1:9',
       APP_SPEND_ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
       APP_SPEND_OPENAI_BASE_URL: 'http://127.0.0.1:9',
