@@ -10,6 +10,7 @@ const AccountPage = lazy(() => import('./pages/account'));
 const FeaturesPage = lazy(() => import('./pages/features'));
 const OverviewPage = lazy(() => import('./pages/overview'));
 const EventsPage = lazy(() => import('./pages/events'));
+const CreditsPage = lazy(() => import('./pages/credits'));
 const PlansPage = lazy(() => import('./pages/plans'));
 const PlanPage = lazy(() => import('./pages/plan'));
 const SpendConnectionsPage = lazy(() => import('./pages/spend/connections'));
@@ -29,6 +30,7 @@ const PAGES: Record<string, ReactNode> = {
   '/customers': <CustomersPage />,
   '/account': <AccountPage />,
   '/events': <EventsPage />,
+  '/credits': <CreditsPage />,
   '/spend/connections': <SpendConnectionsPage />,
   '/spend/usage': <SpendUsagePage />,
   '/spend/allocation': <SpendAllocationPage />,

@@ -17,7 +17,7 @@ export const NAV: NavSection[] = [
       { path: '/catalog/plans', label: 'Plans', module: 'monetization', ready: true },
       { path: '/customers', label: 'Customers', module: 'monetization', ready: true },
       { path: '/events', label: 'Events', module: 'monetization', ready: true },
-      { path: '/credits', label: 'Credits', module: 'monetization', ready: false },
+      { path: '/credits', label: 'Credits', module: 'monetization', ready: true },
       { path: '/agent', label: 'Agent surface', module: 'monetization', ready: false },
       { path: '/payments', label: 'Payments', module: 'monetization', ready: false },
     ],

@@ -95,4 +95,42 @@ describe('console: events explorer and credits (browser)', () => {
     assert.match(text, /Weight match\s+MODEL/);
     await c.screenshot('events-receipt');
   });
+
+  test('when credits open then models, the current tariff rows and the price book show; a future price is published, listed as scheduled and deleted', async () => {
+    const { page } = c;
+    await page.getByRole('link', { name: 'Credits' }).click();
+    const models = page.getByRole('table', { name: 'Credit models' });
+    await models.waitFor();
+    assert.match(await models.innerText(), /Token credits\s+tokens\s+hard\s+NONE/);
+    const weights = page.getByRole('table', { name: 'Weight tariff' });
+    await weights.waitFor();
+    assert.match(await weights.innerText(), /ai\.gen\s+gpt-4\s+2\.5\s+.*CURRENT/);
+    const prices = page.getByRole('table', { name: 'Price book' });
+    assert.match(await prices.innerText(), /tokens\s+USD\s+0\.01\s+.*CURRENT/);
+
+    const form = page.getByRole('form', { name: 'Publish price' });
+    await form.getByLabel('Denomination').fill('tokens');
+    await form.getByLabel('Price per credit').fill('0.0125');
+    await form.getByLabel('Effective from').fill('2027-04-01T00:00');
+    await form.getByRole('button', { name: 'Publish price' }).click();
+    await prices.getByText('0.0125').waitFor();
+    assert.match(await prices.innerText(), /0\.0125\s+.*SCHEDULED/);
+    await c.screenshot('credits');
+    await page.getByRole('button', { name: 'Delete scheduled price tokens 0.0125' }).click();
+    await page.waitForFunction(() => !document.querySelector('table[aria-label="Price book"]')?.textContent?.includes('0.0125'));
+
+    // A weight published in the past is refused with the API's message inline.
+    const weightForm = page.getByRole('form', { name: 'Publish weight' });
+    await weightForm.getByRole('combobox').selectOption({ label: 'ai.gen' });
+    await weightForm.getByLabel('Credits per unit').fill('3');
+    await weightForm.getByLabel('Effective from').fill('2026-01-01T00:00');
+    await weightForm.getByRole('button', { name: 'Publish weight' }).click();
+    assert.match(await weightForm.getByRole('alert').innerText(), /Weight not published: .*requestId/s);
+  });
+
+  test('when the ledger audit runs then it reports the pools checked and no discrepancy', async () => {
+    const { page } = c;
+    await page.getByRole('button', { name: 'Run ledger audit' }).click();
+    assert.match(await page.getByTestId('audit-result').innerText(), /^2 pools checked: no discrepancy\.$/);
+  });
 });
