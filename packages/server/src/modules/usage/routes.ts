@@ -110,6 +110,9 @@ export function usageAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/v1/tanso/events', {
       schema: { tags: ['Usage events (admin)'], operationId: 'listUsageEvents', summary: 'Usage events with filters, newest first, paged', querystring: pageQuerySchema.extend(EventListQuery.shape), response: { 200: envelopeSchema(pageSchema(StoredEventSchema)) } },
     }, async (request) => ok(await listEventPage(ctx, accountIdOf(request), request.query)));
+    app.get('/api/v1/tanso/customers/:ref/usage', {
+      schema: { tags: ['Usage events (admin)'], operationId: 'getUsageReportAdmin', summary: "A customer's current-period usage and credit projections (burndown), as the Client API's usage report", params: RefParams, response: { 200: envelopeSchema(UsageReportSchema) } },
+    }, async (request) => ok(await getUsageReport(ctx, principalOf(request), request.params.ref)));
     app.get('/api/v1/tanso/events/grouped', {
       schema: { tags: ['Usage events (admin)'], operationId: 'groupUsageEvents', summary: 'Usage events summed per customer, feature, event name, model or UTC day, with the event list filters', querystring: EventGroupQuery, response: { 200: envelopeSchema(EventGroupsSchema) } },
     }, async (request) => ok(await groupEventTotals(ctx, accountIdOf(request), request.query)));

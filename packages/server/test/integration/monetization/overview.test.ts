@@ -55,6 +55,14 @@ describe('overview figures (admin)', () => {
     assert.deepEqual(byFeature.items.map((i: any) => i.key), [featureKey]);
   });
 
+  test('when an operator reads a customer usage report then it is the Client API report', async () => {
+    const admin = await m.expectOk(m.api('GET', '/api/v1/tanso/customers/a/usage'));
+    const client = await m.expectOk(m.client('GET', '/customers/a/usage'));
+    assert.deepEqual(admin, client);
+    assert.equal(admin.subscriptions.length, 1);
+    assert.equal((await m.api('GET', '/api/v1/tanso/customers/nobody/usage')).status, 404);
+  });
+
   test('when groupBy is missing or unknown then 400 validation_failed; without a JWT 401', async () => {
     assert.equal((await m.api('GET', '/api/v1/tanso/events/grouped')).status, 400);
     assert.equal((await m.api('GET', '/api/v1/tanso/events/grouped?groupBy=planet')).body.error.code, 'validation_failed');
