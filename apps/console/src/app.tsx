@@ -11,6 +11,7 @@ const FeaturesPage = lazy(() => import('./pages/features'));
 const OverviewPage = lazy(() => import('./pages/overview'));
 const EventsPage = lazy(() => import('./pages/events'));
 const CreditsPage = lazy(() => import('./pages/credits'));
+const AgentPage = lazy(() => import('./pages/agent'));
 const PlansPage = lazy(() => import('./pages/plans'));
 const PlanPage = lazy(() => import('./pages/plan'));
 const SpendConnectionsPage = lazy(() => import('./pages/spend/connections'));
@@ -31,6 +32,7 @@ const PAGES: Record<string, ReactNode> = {
   '/account': <AccountPage />,
   '/events': <EventsPage />,
   '/credits': <CreditsPage />,
+  '/agent': <AgentPage />,
   '/spend/connections': <SpendConnectionsPage />,
   '/spend/usage': <SpendUsagePage />,
   '/spend/allocation': <SpendAllocationPage />,

@@ -18,7 +18,7 @@ export const NAV: NavSection[] = [
       { path: '/customers', label: 'Customers', module: 'monetization', ready: true },
       { path: '/events', label: 'Events', module: 'monetization', ready: true },
       { path: '/credits', label: 'Credits', module: 'monetization', ready: true },
-      { path: '/agent', label: 'Agent surface', module: 'monetization', ready: false },
+      { path: '/agent', label: 'Agent surface', module: 'monetization', ready: true },
       { path: '/payments', label: 'Payments', module: 'monetization', ready: false },
     ],
   },
