@@ -49,8 +49,15 @@ export type EventOutcome =
   | { status: 'duplicate'; eventId: string; key: string; error: AppError }
   | { status: 'refused'; key: string; error: AppError };
 
-/** Rounds when other writers store some of our keys between our look-up and our insert (each round sees more of them). */
-const MAX_ROUNDS = 5;
+/**
+ * Rounds when other writers store some of our keys between our look-up and our insert. A round is
+ * decided again only when our insert skipped a key that another transaction had claimed and has
+ * since committed, and the next round's look-up (a new statement) sees that key stored: every extra
+ * round learns at least one more of our keys, so one round per distinct key plus one always ends.
+ * A fixed small limit turned a busy hammer of shared keys (several nodes retrying the same batch)
+ * into a 500.
+ */
+const maxRounds = (items: EventItem[]) => new Set(items.map((i) => i.key)).size + 1;
 
 export async function applyEvents(ctx: AppContext, accountId: string, items: EventItem[]): Promise<EventOutcome[]> {
   if (items.length === 0) return [];
@@ -183,7 +190,7 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
     }
     const inserted = await batchRepo.insertEvents(tx, rows);
     if (inserted.size < rows.length) {
-      if (round >= MAX_ROUNDS) throw new Error(`applyEvents: keys kept being stored concurrently after ${round} rounds`);
+      if (round >= maxRounds(items)) throw new Error(`applyEvents: no progress after ${round} rounds (every round should learn a stored key)`);
       if (savepoint) await sql`rollback to savepoint apply_events_round`.execute(tx);
       else await batchRepo.deleteEvents(tx, accountId, rows.filter((r) => inserted.has(r.event_idempotency_key)).map((r) => r.id));
       continue;
