@@ -12,6 +12,7 @@ const OverviewPage = lazy(() => import('./pages/overview'));
 const EventsPage = lazy(() => import('./pages/events'));
 const CreditsPage = lazy(() => import('./pages/credits'));
 const AgentPage = lazy(() => import('./pages/agent'));
+const PaymentsPage = lazy(() => import('./pages/payments'));
 const PlansPage = lazy(() => import('./pages/plans'));
 const PlanPage = lazy(() => import('./pages/plan'));
 const SpendConnectionsPage = lazy(() => import('./pages/spend/connections'));
@@ -33,6 +34,7 @@ const PAGES: Record<string, ReactNode> = {
   '/events': <EventsPage />,
   '/credits': <CreditsPage />,
   '/agent': <AgentPage />,
+  '/payments': <PaymentsPage />,
   '/spend/connections': <SpendConnectionsPage />,
   '/spend/usage': <SpendUsagePage />,
   '/spend/allocation': <SpendAllocationPage />,

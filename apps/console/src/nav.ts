@@ -19,7 +19,7 @@ export const NAV: NavSection[] = [
       { path: '/events', label: 'Events', module: 'monetization', ready: true },
       { path: '/credits', label: 'Credits', module: 'monetization', ready: true },
       { path: '/agent', label: 'Agent surface', module: 'monetization', ready: true },
-      { path: '/payments', label: 'Payments', module: 'monetization', ready: false },
+      { path: '/payments', label: 'Payments', module: 'monetization', ready: true },
     ],
   },
   {

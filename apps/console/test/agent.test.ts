@@ -33,4 +33,12 @@ describe('console: agent surface (browser)', () => {
     assert.match(await page.getByTestId('quick-start').innerText(), /\/public\/v1\/catalog\/acme\/signup/);
     await c.screenshot('agent-surface');
   });
+
+  test('when payments open then the processor mode and connection status show', async () => {
+    const { page } = c;
+    await page.getByRole('link', { name: 'Payments' }).click();
+    assert.equal(await page.getByTestId('stripe-mode').innerText(), 'NONE');
+    assert.equal(await page.getByTestId('stripe-enabled').innerText(), 'disabled');
+    assert.match(await page.getByTestId('stripe-connection').innerText(), /Not connected/);
+  });
 });
