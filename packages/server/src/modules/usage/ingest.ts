@@ -61,7 +61,9 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
       // contexts of all its events in one statement (apply-events.ts).
       return await submitToLane(ctx, principal.accountId, remembered.customer_id, { input, ref, key });
     }
-    if (remembered && plannableFromMemory(remembered)) {
+    // Not under an Idempotency-Key: its request's transactions are replayed by position (ADR 0004),
+    // so a retry must take the same path as the first attempt, whatever this node remembers.
+    if (remembered && plannableFromMemory(remembered) && !isRecorded()) {
       const plan = planEvent({ accountId: principal.accountId, context: remembered, input, key, eventId: newId(), now, usedInCounterPeriod: null });
       const guard = { customerRef: ref, featureKey: input.featureKey, fingerprint: remembered.fingerprint };
       const counted = await withStatement(ctx.db, (db) => repo.insertEventCounting(db, plan.event, zeroedColumns(plan), plan.counter!, guard));

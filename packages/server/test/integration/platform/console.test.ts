@@ -50,7 +50,7 @@ describe('console served at / (ADR 0019)', () => {
   });
 
   test('when an unknown API path is asked for HTML then it keeps its 404 envelope', async () => {
-    for (const path of ['/api/v1/nope', '/api/v1/client/nope', '/v3/nope', '/public/v1/nope', '/healthz/x', '/metrics', '/mcp/x', '/.well-known/x', '/pricing.json']) {
+    for (const path of ['/api/v1/nope', '/api/v1/client/nope', '/v3/nope', '/public/v1/nope', '/healthz/x', '/metrics/x', '/mcp/x', '/.well-known/x', '/pricing.json']) {
       const res = await svc.http.get(path, { headers: HTML });
       assert.ok([401, 404].includes(res.status), `${path} → ${res.status}`);
       assert.equal(res.body?.success, false, path);
