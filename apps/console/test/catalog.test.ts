@@ -53,6 +53,8 @@ describe('console: catalog plans (browser)', () => {
     await page.getByRole('button', { name: 'Reactivate plan' }).waitFor();
     await page.getByRole('link', { name: 'Plans' }).click();
     const row = page.getByRole('table', { name: 'Plans' }).getByRole('row', { name: /Pro/ });
+    // The list paints from its cache first and refetches (the plan page invalidated it): wait for the new status.
+    await row.filter({ hasText: 'ARCHIVED' }).waitFor();
     assert.match(await row.innerText(), /pro\s+\$49\.90\s+1 mo · in advance\s+ARCHIVED/);
   });
 
