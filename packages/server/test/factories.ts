@@ -64,6 +64,23 @@ export function monetization(svc: TestService, auth: { token: string; apiKey: st
     },
     creditModel: (overrides: Record<string, unknown> = {}) =>
       expectOk(admin('POST', '/credits/models', { name: 'AI credits', denomination: `cr-${unique()}`, ...overrides }), 201),
+    /**
+     * A customer subscribed to a free plan whose one feature draws on a pool of `credits` in a fresh
+     * denomination (a hard- or soft-limit pool), priced `pricePerUnit` per unit of usage.
+     */
+    async wallet(credits: number, hardLimit: boolean, pricePerUnit = 0.5) {
+      const model = await expectOk(admin('POST', '/credits/models', { name: 'AI credits', denomination: `cr-${unique()}`, hardLimit }), 201);
+      const feature = await expectOk(admin('POST', '/features', { name: 'AI chat', key: `chat-${unique()}` }), 201);
+      const plan = await expectOk(admin('POST', '/plans', { key: `p-${unique()}`, name: `p-${unique()}`, description: 'x', priceAmount: 0, intervalMonths: 1 }), 201);
+      await expectOk(admin('POST', '/rules/plan-features', { planId: plan.id, featureId: feature.id, creditModelId: model.id, value: { pricing: { model: 'usage', usage_unit_type: 'u', price_per_unit: pricePerUnit } } }), 201);
+      await expectOk(admin('POST', `/credits/models/${model.id}/plans/${plan.id}?creditAmount=${credits}`), 201);
+      await expectOk(admin('PATCH', `/plans/${plan.id}`, { status: 'ACTIVE' }));
+      const ref = `c-${unique()}`;
+      await expectOk(client('POST', '/customers', { customerReferenceId: ref, email: `${ref}@example.com` }), 201);
+      await expectOk(client('POST', '/subscriptions', { customerReferenceId: ref, planId: plan.id }), 201);
+      const poolId = (await expectOk(client('GET', `/credits/${ref}/pools`))).items[0].id as string;
+      return { ref, denomination: model.denomination as string, featureKey: feature.key as string, poolId };
+    },
     /** Runs the whole ledger audit and fails the test on any difference. */
     async audit() {
       const report = await expectOk(admin('GET', '/credits/audit'));

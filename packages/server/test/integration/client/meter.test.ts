@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Tally } from '@tally/client';
 import { monetization } from '../../factories.js';
@@ -14,7 +13,6 @@ describe(`client metering loop (${backend})`, () => {
   let svc: TestService;
   let m: ReturnType<typeof monetization>;
   let tally: Tally;
-  const unique = () => randomBytes(4).toString('hex');
 
   before(async () => {
     svc = await startTestService();
@@ -24,19 +22,7 @@ describe(`client metering loop (${backend})`, () => {
   });
   after(() => svc.close());
 
-  async function wallet(credits: number, hardLimit: boolean) {
-    const model = await m.creditModel({ hardLimit });
-    const feature = await m.feature();
-    const plan = await m.expectOk(m.admin('POST', '/plans', { key: `p-${unique()}`, name: `p-${unique()}`, description: 'x', priceAmount: 0, intervalMonths: 1 }), 201);
-    await m.expectOk(m.admin('POST', '/rules/plan-features', { planId: plan.id, featureId: feature.id, creditModelId: model.id, value: { pricing: { model: 'usage', usage_unit_type: 'u', price_per_unit: 0 } } }), 201);
-    await m.expectOk(m.admin('POST', `/credits/models/${model.id}/plans/${plan.id}?creditAmount=${credits}`), 201);
-    await m.expectOk(m.admin('PATCH', `/plans/${plan.id}`, { status: 'ACTIVE' }));
-    const ref = `c-${unique()}`;
-    await m.customer(ref);
-    await m.subscribe(ref, plan.id);
-    const poolId = (await m.expectOk(m.client('GET', `/credits/${ref}/pools`))).items[0].id as string;
-    return { ref, featureKey: feature.key as string, poolId };
-  }
+  const wallet = (credits: number, hardLimit: boolean) => m.wallet(credits, hardLimit, 0);
   type Wallet = Awaited<ReturnType<typeof wallet>>;
 
   const pool = async (w: Wallet) => {

@@ -20,20 +20,7 @@ describe(`credit reservations (${backend})`, () => {
   });
   after(() => svc.close());
 
-  /** A customer subscribed to a free plan whose one feature draws on a pool of `credits` in a fresh denomination. */
-  async function wallet(credits: number, hardLimit: boolean) {
-    const model = await m.creditModel({ hardLimit });
-    const feature = await m.feature();
-    const plan = await m.expectOk(m.admin('POST', '/plans', { key: `p-${unique()}`, name: `p-${unique()}`, description: 'x', priceAmount: 0, intervalMonths: 1 }), 201);
-    await m.expectOk(m.admin('POST', '/rules/plan-features', { planId: plan.id, featureId: feature.id, creditModelId: model.id, value: { pricing: { model: 'usage', usage_unit_type: 'u', price_per_unit: 0.5 } } }), 201);
-    await m.expectOk(m.admin('POST', `/credits/models/${model.id}/plans/${plan.id}?creditAmount=${credits}`), 201);
-    await m.expectOk(m.admin('PATCH', `/plans/${plan.id}`, { status: 'ACTIVE' }));
-    const ref = `c-${unique()}`;
-    await m.customer(ref);
-    await m.subscribe(ref, plan.id);
-    const poolId = (await m.expectOk(m.client('GET', `/credits/${ref}/pools`))).items[0].id as string;
-    return { ref, denomination: model.denomination as string, featureKey: feature.key as string, poolId };
-  }
+  const wallet = (credits: number, hardLimit: boolean) => m.wallet(credits, hardLimit);
   type Wallet = Awaited<ReturnType<typeof wallet>>;
 
   const pool = (w: Wallet) => m.expectOk(m.admin('GET', `/credits/pools/${w.poolId}`));
