@@ -4,6 +4,7 @@
  * writes: no generated secrets, no migrations, and the embedded database is opened only when no
  * Tally process holds DATA_DIR's lock.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -15,6 +16,8 @@ import { readMigrations } from '../platform/db/migrator.js';
 /** A secret with fewer different characters than this is a placeholder, not a random value. */
 const MIN_DISTINCT_SECRET_CHARACTERS = 10;
 const CONNECT_TIMEOUT_MS = 5_000;
+/** How long the notification check waits for its own NOTIFY. */
+const NOTIFY_TIMEOUT_MS = 3_000;
 
 type Report = { ok(line: string): void; note(line: string): void; problem(line: string): void };
 
@@ -106,9 +109,10 @@ function checkOutboundUrls(r: Report, found: string[]): void {
 async function checkDatabase(r: Report): Promise<void> {
   const url = value('DATABASE_URL');
   if (url !== '') {
-    await checkPostgres(r, 'DATABASE_URL', url, true);
+    let reachable = await checkPostgres(r, 'DATABASE_URL', url, true);
     const listenUrl = value('DATABASE_LISTEN_URL');
-    if (listenUrl !== '' && listenUrl !== url) await checkPostgres(r, 'DATABASE_LISTEN_URL', listenUrl, false);
+    if (listenUrl !== '' && listenUrl !== url) reachable = (await checkPostgres(r, 'DATABASE_LISTEN_URL', listenUrl, false)) && reachable;
+    if (reachable) await checkNotifications(r, url, listenUrl || url);
     return;
   }
   const dataDir = resolve(value('DATA_DIR') || './data');
@@ -136,7 +140,7 @@ async function checkDatabase(r: Report): Promise<void> {
 }
 
 /** Reachable (5 s connect timeout); on the main database (not the cache's LISTEN one) also the migrations. */
-async function checkPostgres(r: Report, name: string, url: string, main: boolean): Promise<void> {
+async function checkPostgres(r: Report, name: string, url: string, main: boolean): Promise<boolean> {
   let target: string;
   try {
     const u = new URL(url);
@@ -144,7 +148,7 @@ async function checkPostgres(r: Report, name: string, url: string, main: boolean
     target = `${u.hostname}:${u.port || 5432}${u.pathname}`; // never the password
   } catch (err) {
     r.problem(`${name}: not a PostgreSQL connection URL (postgres://user:password@host:5432/db): ${(err as Error).message}`);
-    return;
+    return false;
   }
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   try {
@@ -152,7 +156,7 @@ async function checkPostgres(r: Report, name: string, url: string, main: boolean
   } catch (err) {
     r.problem(`${main ? 'database' : name}: PostgreSQL at ${target} unreachable: ${(err as Error).message}`);
     await client.end().catch(() => {});
-    return;
+    return false;
   }
   try {
     const { rows } = await client.query<{ server_version: string }>('show server_version');
@@ -160,6 +164,38 @@ async function checkPostgres(r: Report, name: string, url: string, main: boolean
     if (main) await checkMigrations(r, async (sql) => (await client.query(sql)).rows);
   } finally {
     await client.end().catch(() => {});
+  }
+  return true;
+}
+
+/**
+ * The node cache's invalidations (ADR 0013) are NOTIFYs sent through DATABASE_URL and heard on a
+ * LISTEN session at DATABASE_LISTEN_URL (default DATABASE_URL). A LISTEN through a transaction
+ * pooler, or on another database, hears nothing: the server then keeps its cache off (ADR 0021).
+ */
+async function checkNotifications(r: Report, url: string, listenUrl: string): Promise<void> {
+  const channel = `tally_doctor_${randomBytes(6).toString('hex')}`;
+  const listener = new pg.Client({ connectionString: listenUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const sender = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  try {
+    await Promise.all([listener.connect(), sender.connect()]);
+    const heard = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), NOTIFY_TIMEOUT_MS);
+      listener.on('notification', (n) => n.channel === channel && (clearTimeout(timer), resolve(true)));
+    });
+    await listener.query(`listen ${channel}`);
+    await sender.query('select pg_notify($1, $2)', [channel, 'doctor']);
+    if (await heard) r.ok('cache notifications: a NOTIFY sent through DATABASE_URL is heard on the LISTEN session');
+    else {
+      r.problem(
+        `cache notifications: a NOTIFY sent through DATABASE_URL is not heard on ${listenUrl === url ? 'DATABASE_URL' : 'DATABASE_LISTEN_URL'}; ` +
+          'set DATABASE_LISTEN_URL to PostgreSQL itself (same database, not through a transaction pooler), or each node keeps its cache off',
+      );
+    }
+  } catch (err) {
+    r.problem(`cache notifications: could not be checked: ${(err as Error).message}`);
+  } finally {
+    await Promise.all([listener.end().catch(() => {}), sender.end().catch(() => {})]);
   }
 }
 

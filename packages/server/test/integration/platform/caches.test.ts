@@ -5,12 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { AuditRow } from '../../../src/modules/usage/repo.js';
-import { openDatabase } from '../../../src/platform/db/database.js';
+import { startCacheListener } from '../../../src/platform/cache/listener.js';
+import { NodeCache } from '../../../src/platform/cache/node-cache.js';
+import { openDatabase, type Database } from '../../../src/platform/db/database.js';
 import { toJsonb } from '../../../src/platform/db/jsonb.js';
 import { newId } from '../../../src/platform/ids.js';
 import { monetization } from '../../factories.js';
 import {
   backend,
+  BEHIND_POOLER,
   createTestAccount,
   openTestDatabase,
   openTestPostgres,
@@ -18,6 +21,7 @@ import {
   startServiceOn,
   startTestService,
   TEST_DATABASE_URL,
+  withDatabaseName,
   type TestService,
 } from '../../harness.js';
 
@@ -315,3 +319,73 @@ describe('node cache across two nodes on one PostgreSQL', { skip: backend !== 'p
     await within(5000, async () => b.ctx.cache.isServing);
   });
 });
+
+describe('the cache listener proves it hears before the cache serves', { skip: backend !== 'postgres' && 'PostgreSQL only (PGlite is one process)' }, () => {
+  /** A log that keeps what the listener says. */
+  const recorder = () => {
+    const lines: { level: string; message: string }[] = [];
+    const at = (level: string) => (_details: object, message: string) => void lines.push({ level, message });
+    return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } };
+  };
+
+  test('when the listening connection hears the pool then the cache serves', async () => {
+    const { database, drop } = await openTestDatabase();
+    const cache = new NodeCache({ ttlMs: 60_000, notify: true });
+    const { log, lines } = recorder();
+    const listener = await startCacheListener(database, cache, log);
+    try {
+      assert.equal(cache.isServing, true);
+      assert.deepEqual(lines, []);
+    } finally {
+      await listener.close();
+      await database.close();
+      await drop();
+    }
+  });
+
+  test('when the listening connection cannot hear the pool (LISTEN through a transaction pooler, or another database) then the cache stays off and the log says why', async () => {
+    const { database, schema, drop } = await openTestDatabase();
+    // Behind the CI's PgBouncer this is the real misconfiguration: LISTEN through the pooler itself.
+    // Direct, the same schema name in another database: notifications never cross databases either.
+    const deaf = BEHIND_POOLER
+      ? { url: withDatabaseName(TEST_DATABASE_URL!, schema!), setup: async () => {} }
+      : { url: withDatabaseName(TEST_DATABASE_URL!, 'postgres'), setup: (q: string) => adminOn(withDatabaseName(TEST_DATABASE_URL!, 'postgres'), q) };
+    await deaf.setup(`create schema if not exists ${schema}`);
+    const misdirected: Database = {
+      ...database,
+      connectDedicated: async () => {
+        const c = new pg.Client({ connectionString: deaf.url, ...(BEHIND_POOLER ? {} : { options: `-c search_path=${schema}` }) });
+        await c.connect();
+        return c;
+      },
+    };
+    const cache = new NodeCache({ ttlMs: 60_000, notify: true });
+    const { log, lines } = recorder();
+    const listener = await startCacheListener(misdirected, cache, log);
+    try {
+      assert.equal(cache.isServing, false, 'a deaf listener never lets the cache serve');
+      const said = lines.find((l) => l.level === 'error');
+      assert.match(said?.message ?? '', /hears no notifications.*DATABASE_LISTEN_URL/);
+      // Lookups go to the database every time.
+      let loads = 0;
+      const region = cache.region<string>('api-keys', () => 'acct');
+      for (let i = 0; i < 3; i++) await region.get('k', async () => (loads++, 'row'));
+      assert.equal(loads, 3);
+    } finally {
+      await listener.close();
+      await database.close();
+      await deaf.setup(`drop schema if exists ${schema} cascade`);
+      await drop();
+    }
+  });
+});
+
+async function adminOn(url: string, statement: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(statement);
+  } finally {
+    await admin.end();
+  }
+}

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openDatabase, type DatabaseOptions } from '../../../src/platform/db/database.js';
 import { migrate, readMigrations } from '../../../src/platform/db/migrator.js';
-import { TEST_DATABASE_URL } from '../../harness.js';
+import { TEST_DATABASE_URL, withDatabaseName } from '../../harness.js';
 import { createScratchDatabase, productionSecrets, SERVER_DIR } from '../../server-process.js';
 
 /** The doctor script from source (`npm run doctor` runs the compiled one with NODE_ENV=production), with only `env` configured. */
@@ -30,6 +30,9 @@ describe(`tally doctor (${TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => 
       const scratch = await createScratchDatabase(TEST_DATABASE_URL, 'tally_doctor');
       cleanup = scratch.drop;
       good = { ...productionSecrets(), DATABASE_URL: scratch.url };
+      // Behind the CI's transaction pooler the LISTEN session goes to PostgreSQL itself, as an operator's would.
+      const direct = process.env.TEST_DATABASE_LISTEN_URL;
+      if (direct) good.DATABASE_LISTEN_URL = withDatabaseName(direct, new URL(scratch.url).pathname.slice(1));
       options = { kind: 'postgres', url: scratch.url };
     } else {
       const dataDir = mkdtempSync(join(tmpdir(), 'tally-doctor-'));
@@ -126,6 +129,14 @@ describe(`tally doctor (${TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => 
   test('when the cache LISTEN database is unreachable then doctor names DATABASE_LISTEN_URL', { skip: !TEST_DATABASE_URL && 'PostgreSQL only' }, () => {
     const run = doctor({ ...good, DATABASE_LISTEN_URL: 'postgres://tally@127.0.0.1:1/tally' });
     assert.ok(problemsOf(run.out).some((p) => p.startsWith('DATABASE_LISTEN_URL: PostgreSQL at 127.0.0.1:1/tally unreachable: ')), run.out);
+  });
+
+  test('when the cache LISTEN session is on another database than DATABASE_URL then doctor says its notifications are not heard', { skip: !TEST_DATABASE_URL && 'PostgreSQL only' }, () => {
+    const elsewhere = new URL(good.DATABASE_URL!);
+    elsewhere.pathname = '/postgres';
+    const run = doctor({ ...good, DATABASE_LISTEN_URL: elsewhere.toString() });
+    assert.equal(run.status, 1, run.out);
+    assert.ok(problemsOf(run.out).some((p) => p.startsWith('cache notifications: a NOTIFY sent through DATABASE_URL is not heard on DATABASE_LISTEN_URL')), run.out);
   });
 
   test('when DATABASE_URL is set without secrets then doctor lists both as required', () => {
