@@ -73,7 +73,7 @@ describe(`database (${backend})`, () => {
   });
 });
 
-describe('embedded data directory lock', () => {
+describe('embedded data directory lock', { skip: backend === 'postgres' && 'embedded database only (the PGlite run covers it)' }, () => {
   test('when the directory is locked by this process then a second lock is refused', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tally-lock-'));
     const release = lockDataDir(dir);
