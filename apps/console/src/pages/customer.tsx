@@ -5,10 +5,11 @@ import { api, unwrap, type Schemas } from '../api';
 import { DayChart, type ChartSeries } from '../chart';
 import { formatCredits, formatMoney } from '../format';
 import { Empty, ErrorNote, PageHeader, QueryView, StatusBadge, Time } from '../ui';
+import { CustomerKeys } from './customer-keys';
 
 type Invoice = Schemas['Invoice'];
 
-/** A customer: subscriptions, invoices (mark paid), credit pools with their grants and ledger. */
+/** A customer: subscriptions, invoices (mark paid), credit pools with their grants and ledger, keys. */
 export default function CustomerPage() {
   const { customerId } = useParams() as { customerId: string };
   const customer = useQuery({
@@ -61,6 +62,8 @@ export default function CustomerPage() {
               )
             }
           </QueryView>
+          <h2>Customer keys</h2>
+          <CustomerKeys customerRef={c.customerReferenceId} />
         </section>
       )}
     </QueryView>
