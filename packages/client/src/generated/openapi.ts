@@ -814,6 +814,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/data/stripe/checkout-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosted checkout sessions, newest first, paged; filter by customer, status, purpose */
+        get: operations["listCheckoutSessionsAdmin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/data/stripe/webhook/register": {
         parameters: {
             query?: never;
@@ -2477,6 +2494,29 @@ export interface components {
             stripeEnabled: boolean;
             /** @enum {string} */
             stripeMode: "NONE" | "PAYMENT_PASS_THROUGH" | "PROCESSOR_INTEGRATION";
+        };
+        AdminCheckoutSession: {
+            /** @description What the checkout charges, in currency; null when the processor prices it (a subscription checkout) */
+            amount: number | null;
+            checkoutUrl: string | null;
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Credits a top-up grants */
+            credits: number | null;
+            currency: string | null;
+            customerReferenceId: string;
+            /** Format: uuid */
+            id: string;
+            invoiceId: string | null;
+            planId: string | null;
+            processorInvoiceId: string | null;
+            processorSessionId: string | null;
+            /** @enum {string} */
+            purpose: "SUBSCRIPTION" | "CREDIT_TOPUP" | "INVOICE";
+            /** @enum {string} */
+            status: "PENDING" | "COMPLETED" | "EXPIRED";
+            subscriptionId: string | null;
         };
         AdminCustomer: {
             /** Format: date-time */
@@ -8219,6 +8259,101 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCheckoutSessionsAdmin: {
+        parameters: {
+            query?: {
+                /** @description Only this customer's sessions (an unknown reference lists none) */
+                customerReferenceId?: string;
+                /** @description Page size, default 50; values above 200 are clamped */
+                limit?: number;
+                /** @description Items to skip, default 0 */
+                offset?: number;
+                purpose?: "SUBSCRIPTION" | "CREDIT_TOPUP" | "INVOICE";
+                status?: "PENDING" | "COMPLETED" | "EXPIRED";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            items: components["schemas"]["AdminCheckoutSession"][];
+                            pagination: {
+                                hasMore: boolean;
+                                limit: number;
+                                offset: number;
+                                total: number;
+                            };
+                        };
                         /** @enum {boolean} */
                         success: true;
                     };
