@@ -41,9 +41,13 @@ describe('console: customers (browser)', () => {
     assert.match(await subscriptions.innerText(), /PENDING_PAYMENT/);
     const invoices = page.getByRole('table', { name: 'Invoices' });
     assert.match(await invoices.innerText(), /\$25\.00[\s\S]*DUE/);
+    await page.getByText('No active subscription, so no feature may be used.').waitFor();
     await invoices.getByRole('button', { name: 'Mark paid' }).click();
     await invoices.getByText('PAID', { exact: true }).waitFor();
     await subscriptions.getByText('ACTIVE', { exact: true }).waitFor();
+    const entitlements = page.getByRole('table', { name: 'Entitlements' });
+    await entitlements.waitFor();
+    assert.match(await entitlements.innerText(), /Plan starter\s+chat\s+ALLOWED/);
 
     const pool = page.getByRole('article', { name: 'Pool Main pool' });
     assert.equal(await pool.getByTestId('pool-balance').innerText(), '87.5 tokens');
