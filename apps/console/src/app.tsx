@@ -21,6 +21,7 @@ const SpendAllocationPage = lazy(() => import('./pages/spend/allocation'));
 const SpendBudgetsPage = lazy(() => import('./pages/spend/budgets'));
 const SpendAlertsPage = lazy(() => import('./pages/spend/alerts'));
 const SpendSettingsPage = lazy(() => import('./pages/spend/settings'));
+const SpendReportsPage = lazy(() => import('./pages/spend/reports'));
 const CustomersPage = lazy(() => import('./pages/customers'));
 const CustomerPage = lazy(() => import('./pages/customer'));
 
@@ -40,6 +41,7 @@ const PAGES: Record<string, ReactNode> = {
   '/spend/allocation': <SpendAllocationPage />,
   '/spend/budgets': <SpendBudgetsPage />,
   '/spend/alerts': <SpendAlertsPage />,
+  '/spend/reports': <SpendReportsPage />,
   '/spend/settings': <SpendSettingsPage />,
 };
 

@@ -30,7 +30,7 @@ export const NAV: NavSection[] = [
       { path: '/spend/allocation', label: 'Allocation', module: 'build', ready: true },
       { path: '/spend/budgets', label: 'Budgets', module: 'build', ready: true },
       { path: '/spend/alerts', label: 'Alerts', module: 'build', ready: true },
-      { path: '/spend/reports', label: 'Reports', module: 'build', ready: false },
+      { path: '/spend/reports', label: 'Reports', module: 'build', ready: true },
       { path: '/spend/settings', label: 'Spend settings', module: 'build', ready: true },
     ],
   },

@@ -41,9 +41,13 @@ describe('console: customers (browser)', () => {
     assert.match(await subscriptions.innerText(), /PENDING_PAYMENT/);
     const invoices = page.getByRole('table', { name: 'Invoices' });
     assert.match(await invoices.innerText(), /\$25\.00[\s\S]*DUE/);
+    await page.getByText('No active subscription, so no feature may be used.').waitFor();
     await invoices.getByRole('button', { name: 'Mark paid' }).click();
     await invoices.getByText('PAID', { exact: true }).waitFor();
     await subscriptions.getByText('ACTIVE', { exact: true }).waitFor();
+    const entitlements = page.getByRole('table', { name: 'Entitlements' });
+    await entitlements.waitFor();
+    assert.match(await entitlements.innerText(), /Plan starter\s+chat\s+ALLOWED/);
 
     const pool = page.getByRole('article', { name: 'Pool Main pool' });
     assert.equal(await pool.getByTestId('pool-balance').innerText(), '87.5 tokens');
@@ -59,5 +63,41 @@ describe('console: customers (browser)', () => {
     await pool.getByRole('figure', { name: 'Burndown' }).locator('canvas').waitFor();
     assert.ok((await pool.getByTestId('pool-depletion').innerText()).length > 0);
     await c.screenshot('customer');
+  });
+
+  test('when a key is created, used, rotated and revoked then the page shows it once, its last use and each state', async () => {
+    const { page } = c;
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('heading', { name: 'acme', level: 1 }).waitFor();
+    await page.getByText('No customer key.').waitFor();
+    const form = page.getByRole('form', { name: 'New customer key' });
+    await form.getByLabel('purchase').check();
+    await form.getByRole('button', { name: 'Create key' }).click();
+    const secret = page.getByRole('region', { name: 'New customer key' }).getByTestId('secret-value');
+    const apiKey = await secret.innerText();
+    assert.match(apiKey, /^ck_test_[0-9a-f]{32}$/);
+    const keys = page.getByRole('table', { name: 'Customer keys' });
+    const hint = `ck_test_\u2026${apiKey.slice(-4)}`;
+    assert.match(await keys.locator('tbody tr').innerText(), new RegExp(`${hint}\\s+read, purchase\\s+.+\\s+never\\s+ACTIVE`));
+
+    const used = await c.svc.http.request('GET', '/api/v1/client/customers/acme/usage', { auth: apiKey });
+    assert.equal(used.status, 200, used.text);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await keys.getByRole('button', { name: `Rotate ${hint}` }).click();
+    const replacement = await page.getByRole('region', { name: 'Replacement customer key' }).getByTestId('secret-value').innerText();
+    assert.notEqual(replacement, apiKey);
+    await keys.locator('tbody tr').nth(1).waitFor();
+    const [old, fresh] = await keys.locator('tbody tr').allInnerTexts();
+    assert.match(old!, new RegExp(`${hint}[\\s\\S]*REVOKED`));
+    assert.doesNotMatch(old!, /never/, 'the used key shows its last use');
+    assert.match(fresh!, /read, purchase[\s\S]*never[\s\S]*ACTIVE/);
+    assert.equal((await c.svc.http.request('GET', '/api/v1/client/customers/acme/usage', { auth: apiKey })).status, 401);
+
+    const freshHint = `ck_test_\u2026${replacement.slice(-4)}`;
+    await keys.getByRole('button', { name: `Revoke ${freshHint}` }).click();
+    await keys.getByRole('button', { name: `Revoke ${freshHint}` }).waitFor({ state: 'detached' });
+    assert.equal(await keys.getByText('REVOKED', { exact: true }).count(), 2);
+    assert.equal((await c.svc.http.request('GET', '/api/v1/client/customers/acme/usage', { auth: replacement })).status, 401);
+    await c.screenshot('customer-keys');
   });
 });

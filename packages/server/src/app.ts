@@ -9,7 +9,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
 import * as accounts from './modules/accounts/index.js';
-import { agentPublicRoutes, customerKeyRoutes } from './modules/agents/index.js';
+import { agentPublicRoutes, customerKeyAdminRoutes, customerKeyRoutes } from './modules/agents/index.js';
 import { billingAdminRoutes, billingClientRoutes } from './modules/billing/index.js';
 import { catalogAdminRoutes, catalogClientRoutes } from './modules/catalog/index.js';
 import { creditAdminRoutes, creditClientRoutes, tariffAdminRoutes, tariffClientRoutes } from './modules/credits/index.js';
@@ -158,7 +158,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(accounts.accountRoutes(ctx));
   await app.register(settingsAdminRoutes(ctx));
   // Monetization module (its switch answers module_disabled by path prefix in the auth hook).
-  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes, agentPublicRoutes, customerKeyRoutes, paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes, mcpRoutes, spendRoutes]) {
+  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes, agentPublicRoutes, customerKeyRoutes, customerKeyAdminRoutes, paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes, mcpRoutes, spendRoutes]) {
     await app.register(routes(ctx));
   }
   if (options.extraRoutes) await app.register(async (scope) => void (await options.extraRoutes!(scope)));

@@ -5,10 +5,12 @@ import { api, unwrap, type Schemas } from '../api';
 import { DayChart, type ChartSeries } from '../chart';
 import { formatCredits, formatMoney } from '../format';
 import { Empty, ErrorNote, PageHeader, QueryView, StatusBadge, Time } from '../ui';
+import { CustomerEntitlements } from './customer-entitlements';
+import { CustomerKeys } from './customer-keys';
 
 type Invoice = Schemas['Invoice'];
 
-/** A customer: subscriptions, invoices (mark paid), credit pools with their grants and ledger. */
+/** A customer: subscriptions, invoices (mark paid), credit pools with their grants and ledger, keys. */
 export default function CustomerPage() {
   const { customerId } = useParams() as { customerId: string };
   const customer = useQuery({
@@ -45,6 +47,8 @@ export default function CustomerPage() {
           <QueryView query={invoices} what="invoices">
             {(list) => <Invoices invoices={list} customerId={customerId} />}
           </QueryView>
+          <h2>Entitlements</h2>
+          <CustomerEntitlements customerRef={c.customerReferenceId} planOf={(id) => planNameOf(invoices.data ?? [], id)} />
           <h2>Usage this period</h2>
           <QueryView query={usage} what="usage">
             {(report) => <UsageTable report={report} />}
@@ -61,10 +65,18 @@ export default function CustomerPage() {
               )
             }
           </QueryView>
+          <h2>Customer keys</h2>
+          <CustomerKeys customerRef={c.customerReferenceId} />
         </section>
       )}
     </QueryView>
   );
+}
+
+/** The plan of a subscription as its invoices name it (the Admin API has no subscription list). */
+function planNameOf(invoices: Invoice[], subscriptionId: string): string {
+  const plan = invoices.find((i) => i.subscription?.id === subscriptionId)?.subscription?.plan as { name?: string; key?: string } | null | undefined;
+  return plan?.name ?? plan?.key ?? '—';
 }
 
 /** The customer's subscriptions, as the invoices carry them (the Admin API has no subscription list). */
@@ -106,6 +118,8 @@ function Invoices({ invoices, customerId }: { invoices: Invoice[]; customerId: s
       void queryClient.invalidateQueries({ queryKey: ['invoices', customerId] });
       void queryClient.invalidateQueries({ queryKey: ['pools', customerId] });
       void queryClient.invalidateQueries({ queryKey: ['usage-report', customerId] });
+      // Paying the first invoice activates the subscription, and with it its entitlements.
+      void queryClient.invalidateQueries({ queryKey: ['entitlements'] });
       void queryClient.invalidateQueries({ queryKey: ['billing-overview'] });
     },
   });

@@ -28,7 +28,7 @@ export default function UsagePage() {
   );
 }
 
-export function WindowForm({ onApply }: { onApply: (w: { from?: string; to?: string }) => void }) {
+export function WindowForm({ onApply, label = 'Window' }: { onApply: (w: { from?: string; to?: string }) => void; label?: string }) {
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   function submit(event: FormEvent) {
@@ -36,7 +36,7 @@ export function WindowForm({ onApply }: { onApply: (w: { from?: string; to?: str
     onApply({ ...(from ? { from } : {}), ...(to ? { to } : {}) });
   }
   return (
-    <form className="inline-form" onSubmit={submit} aria-label="Window">
+    <form className="inline-form" onSubmit={submit} aria-label={label}>
       <label>
         From
         <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} />

@@ -21,6 +21,10 @@ export type CustomerKey = {
   active: boolean;
   expiresAt: Date | null;
   createdAt: Date;
+  /** When the key was revoked or rotated away; null while it is not. */
+  revokedAt: Date | null;
+  /** Last request it authenticated, at most a minute stale (`KEY_USE_RESOLUTION_MS`); null if never. */
+  lastUsedAt: Date | null;
 };
 
 export type IssuedCustomerKey = {
@@ -73,9 +77,18 @@ export async function issueCustomerKey(
   return { id, customerId: input.customerId, apiKey, keyHint: hint, scopes: input.scopes, active: true, expiresAt, createdAt: input.now };
 }
 
-type KeyRow = { id: string; customer_id: string | null; key_hint: string; scopes: string[]; expires_at: Date | null; created_at: Date; revoked_at: Date | null };
+type KeyRow = {
+  id: string;
+  customer_id: string | null;
+  key_hint: string;
+  scopes: string[];
+  expires_at: Date | null;
+  created_at: Date;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+};
 
-const KEY_COLUMNS = ['id', 'customer_id', 'key_hint', 'scopes', 'expires_at', 'created_at', 'revoked_at'] as const;
+const KEY_COLUMNS = ['id', 'customer_id', 'key_hint', 'scopes', 'expires_at', 'created_at', 'revoked_at', 'last_used_at'] as const;
 
 /** Whether a key authenticates at `now`: the same rule as the principal lookup (not revoked, not expired). */
 export function isCustomerKeyActive(key: { revoked_at: Date | null; expires_at: Date | null }, now: Date): boolean {
@@ -91,6 +104,8 @@ function toCustomerKey(row: KeyRow, now: Date): CustomerKey {
     active: isCustomerKeyActive(row, now),
     expiresAt: row.expires_at,
     createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
   };
 }
 

@@ -108,10 +108,13 @@ export function findActiveTenantKeyHint(db: Executor, accountId: string) {
  * The principal of the unrevoked key with this hash and when it expires (null: never), or null.
  * Expiry is checked by the caller against its clock, so the row may be cached (ADR 0013).
  */
-export async function findUnrevokedKeyByHash(db: Executor, keyHash: string): Promise<{ principal: Principal; expiresAt: Date | null } | null> {
+export async function findUnrevokedKeyByHash(
+  db: Executor,
+  keyHash: string,
+): Promise<{ principal: Principal; expiresAt: Date | null; lastUsedAt: Date | null } | null> {
   const row = await db
     .selectFrom('api_keys')
-    .select(['id', 'account_id', 'kind', 'customer_id', 'scopes', 'expires_at'])
+    .select(['id', 'account_id', 'kind', 'customer_id', 'scopes', 'expires_at', 'last_used_at'])
     .where('key_hash', '=', keyHash)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
@@ -120,7 +123,20 @@ export async function findUnrevokedKeyByHash(db: Executor, keyHash: string): Pro
     row.kind === 'TENANT'
       ? { kind: 'tenant', accountId: row.account_id, keyId: row.id }
       : { kind: 'customer', accountId: row.account_id, keyId: row.id, customerId: row.customer_id!, scopes: row.scopes as CustomerScope[] };
-  return { principal, expiresAt: row.expires_at };
+  return { principal, expiresAt: row.expires_at, lastUsedAt: row.last_used_at };
+}
+
+/**
+ * Stamps a key's last use unless another request (or node) stamped it since `staleBefore`: one
+ * conditional statement, so concurrent stampers of a hot key write at most one row version.
+ */
+export async function recordKeyUse(db: Executor, keyId: string, now: Date, staleBefore: Date): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+    .execute();
 }
 
 export async function findThrottleStates(db: Executor, subjects: string[]): Promise<Map<string, ThrottleState>> {

@@ -119,10 +119,20 @@ export async function rotateTenantKey(ctx: AppContext, accountId: string) {
  * The principal of an active, unexpired key, or null. Served from the node cache (by hash) while
  * the cache can hear invalidations; expiry is checked on every call against the clock.
  */
+/** A key's `last_used_at` is at most this stale: the price of not writing on every request. */
+export const KEY_USE_RESOLUTION_MS = 60_000;
+
 export async function resolveApiKey(ctx: AppContext, key: string): Promise<Principal | null> {
   const hash = hashKey(key);
   const found = await keyCache(ctx.cache).get(hash, () => repo.findUnrevokedKeyByHash(ctx.db, hash));
-  if (!found || (found.expiresAt !== null && found.expiresAt <= ctx.clock.now())) return null;
+  const now = ctx.clock.now();
+  if (!found || (found.expiresAt !== null && found.expiresAt <= now)) return null;
+  const staleBefore = new Date(now.getTime() - KEY_USE_RESOLUTION_MS);
+  if (found.principal.kind !== 'admin' && (found.lastUsedAt === null || found.lastUsedAt < staleBefore)) {
+    // Moved before the write, so this node's concurrent requests with the key do not write too.
+    found.lastUsedAt = now;
+    await repo.recordKeyUse(ctx.db, found.principal.keyId, now, staleBefore);
+  }
   return found.principal;
 }
 

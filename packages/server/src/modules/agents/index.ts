@@ -3,4 +3,5 @@
  * document, one-call agent signup). Nothing imports it but app.ts.
  */
 export { customerKeyRoutes } from './keys-routes.js';
+export { customerKeyAdminRoutes } from './keys-admin-routes.js';
 export { agentPublicRoutes } from './public-routes.js';

@@ -26,6 +26,15 @@ const keyFields = {
 
 export const CustomerKeySchema = z.object(keyFields).meta({ id: 'CustomerApiKey' });
 
+/** The operator's view (console): the key as the Client API lists it, plus its revocation and last use. */
+export const OperatorCustomerKeySchema = z
+  .object({
+    ...keyFields,
+    revokedAt: z.date().nullable().describe('When it was revoked or rotated away; null while it is not'),
+    lastUsedAt: z.date().nullable().describe('Last request it authenticated, at most a minute stale; null if never used'),
+  })
+  .meta({ id: 'OperatorCustomerApiKey' });
+
 export const IssuedCustomerKeySchema = z
   .object({ ...keyFields, apiKey: z.string().describe('The key itself (ck_test_… / ck_live_…): shown only in this answer, never stored') })
   .meta({ id: 'IssuedCustomerApiKey' });

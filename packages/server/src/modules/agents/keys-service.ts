@@ -23,6 +23,10 @@ function toKeyView(key: CustomerKey, customerReferenceId: string) {
   return { id, customerReferenceId, keyHint, scopes, active, expiresAt, createdAt };
 }
 
+function toOperatorKeyView(key: CustomerKey, customerReferenceId: string) {
+  return { ...toKeyView(key, customerReferenceId), revokedAt: key.revokedAt, lastUsedAt: key.lastUsedAt };
+}
+
 function toIssuedKeyView(key: IssuedCustomerKey, customerReferenceId: string) {
   const { id, apiKey, keyHint, scopes, active, expiresAt, createdAt } = key;
   return { id, customerReferenceId, apiKey, keyHint, scopes, active, expiresAt, createdAt };
@@ -47,7 +51,12 @@ export async function createCustomerKey(ctx: AppContext, target: KeyTarget, requ
   });
 }
 
-export async function listCustomerKeyPage(ctx: AppContext, target: KeyTarget, page: PageQuery) {
+export const listCustomerKeyPage = (ctx: AppContext, target: KeyTarget, page: PageQuery) => pageOfKeys(ctx, target, page, toKeyView);
+
+/** The operator's view (console): each key with its revocation and last use. */
+export const listOperatorKeyPage = (ctx: AppContext, target: KeyTarget, page: PageQuery) => pageOfKeys(ctx, target, page, toOperatorKeyView);
+
+async function pageOfKeys<V>(ctx: AppContext, target: KeyTarget, page: PageQuery, toView: (key: CustomerKey, ref: string) => V) {
   const customer = await getCustomerByRef(ctx.db, target.accountId, target.ref);
   const { keys, total } = await listCustomerKeys(ctx.db, {
     accountId: target.accountId,
@@ -56,7 +65,7 @@ export async function listCustomerKeyPage(ctx: AppContext, target: KeyTarget, pa
     offset: page.offset,
     now: ctx.clock.now(),
   });
-  return toPage(keys.map((key) => toKeyView(key, customer.customer_reference_id)), total, page);
+  return toPage(keys.map((key) => toView(key, customer.customer_reference_id)), total, page);
 }
 
 /** Revokes the key and issues its replacement (same scopes) in one transaction. */

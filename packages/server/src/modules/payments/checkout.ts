@@ -3,6 +3,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { CheckoutPurpose } from '../../platform/db/tables.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError, notFound } from '../../platform/errors/app-error.js';
+import { toPage } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
@@ -11,6 +12,7 @@ import { toMinorUnitInteger } from './domain.js';
 import { METADATA } from './events.js';
 import { processorMessage } from './processor.js';
 import * as repo from './repo.js';
+import type { CheckoutSessionListInput } from './schema.js';
 
 /**
  * Hosted payment pages (contract §4.6): a processor Checkout Session (credit top-ups) or a hosted
@@ -152,4 +154,27 @@ export async function getCheckoutSession(ctx: AppContext, principal: Principal, 
     createdAt: row.created_at,
     ...(row.completed_at ? { completedAt: row.completed_at } : {}),
   };
+}
+
+/** The console's list of checkout sessions (Admin API): newest first, filtered, paged. */
+export async function listCheckoutSessionPage(ctx: AppContext, accountId: string, query: CheckoutSessionListInput) {
+  const { rows, total } = await repo.listCheckoutSessions(ctx.db, { accountId, ...query });
+  const items = rows.map((row) => ({
+    id: row.id,
+    customerReferenceId: row.customer_reference_id,
+    purpose: row.purpose,
+    status: row.status,
+    amount: row.amount === null ? null : dec(row.amount),
+    currency: row.currency,
+    credits: row.credits === null ? null : dec(row.credits),
+    checkoutUrl: row.checkout_url,
+    processorSessionId: row.processor_session_id,
+    processorInvoiceId: row.processor_invoice_id,
+    planId: row.plan_id,
+    subscriptionId: row.subscription_id,
+    invoiceId: row.invoice_id,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  }));
+  return toPage(items, total, query);
 }

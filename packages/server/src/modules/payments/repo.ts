@@ -85,6 +85,28 @@ export const lockCheckoutSession = (db: Executor, accountId: string, id: string)
 export const lockCheckoutSessionByProcessorInvoice = (db: Executor, accountId: string, processorInvoiceId: string) =>
   db.selectFrom('checkout_sessions').selectAll().where('account_id', '=', accountId).where('processor_invoice_id', '=', processorInvoiceId).forUpdate().executeTakeFirst();
 
+/**
+ * One page of the account's checkout sessions with their customer's reference, newest first
+ * (created_at, then id, both descending), and the count of all that match.
+ */
+export async function listCheckoutSessions(
+  db: Executor,
+  input: { accountId: string; customerReferenceId?: string | undefined; status?: string | undefined; purpose?: string | undefined; limit: number; offset: number },
+) {
+  let scope = db
+    .selectFrom('checkout_sessions as s')
+    .innerJoin('customers as c', (join) => join.onRef('c.account_id', '=', 's.account_id').onRef('c.id', '=', 's.customer_id'))
+    .where('s.account_id', '=', input.accountId);
+  if (input.customerReferenceId !== undefined) scope = scope.where('c.customer_reference_id', '=', input.customerReferenceId);
+  if (input.status !== undefined) scope = scope.where('s.status', '=', input.status as CheckoutSessionRow['status']);
+  if (input.purpose !== undefined) scope = scope.where('s.purpose', '=', input.purpose as CheckoutSessionRow['purpose']);
+  const [rows, count] = await Promise.all([
+    scope.selectAll('s').select('c.customer_reference_id').orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(input.limit).offset(input.offset).execute(),
+    scope.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
 /** The PENDING session already open for this invoice (a retried subscribe or checkout reuses it). */
 export const findPendingSessionForInvoice = (db: Executor, accountId: string, invoiceId: string) =>
   db

@@ -5,15 +5,18 @@ import type { AppContext } from '../../platform/context.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { emptyEnvelopeSchema, envelopeSchema, errorEnvelopeSchema, ok, okEmpty } from '../../platform/http/envelope.js';
+import { pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, adminOf, principalOf } from '../../platform/http/principal.js';
 import { getAccountSettings } from '../settings/index.js';
-import { getCheckoutSession, type ReturnUrls } from './checkout.js';
+import { getCheckoutSession, listCheckoutSessionPage, type ReturnUrls } from './checkout.js';
 import { deleteConnection, getMaskedConnection, registerWebhook, storeApiKey } from './connection.js';
 import { hostedInvoicePage } from './hosted-invoice.js';
 import { createSetupIntent, setDefaultPaymentMethod } from './payment-methods.js';
 import { purchaseCredits } from './purchases.js';
 import {
   AccountIdParams,
+  AdminCheckoutSessionSchema,
+  CheckoutSessionListQuery,
   CheckoutSessionParams,
   CheckoutSessionSchema,
   DefaultPaymentMethodSchema,
@@ -59,6 +62,15 @@ export function paymentAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       await deleteConnection(ctx, admin.accountId, `user:${admin.userId}`);
       return okEmpty();
     });
+    app.get(`${base}/checkout-sessions`, {
+      schema: {
+        tags: adminTags,
+        operationId: 'listCheckoutSessionsAdmin',
+        summary: 'Hosted checkout sessions, newest first, paged; filter by customer, status, purpose',
+        querystring: CheckoutSessionListQuery,
+        response: { 200: envelopeSchema(pageSchema(AdminCheckoutSessionSchema)) },
+      },
+    }, async (request) => ok(await listCheckoutSessionPage(ctx, accountIdOf(request), request.query)));
     app.post(`${base}/webhook/register`, {
       schema: { tags: adminTags, operationId: 'registerStripeWebhook', summary: 'Register the webhook endpoint at Stripe (every handled event type) and store its signing secret', response: { 201: emptyEnvelopeSchema, 502: errorEnvelopeSchema } },
     }, async (request, reply) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
+import { pageQuerySchema } from '../../platform/http/pagination.js';
 
 /** Largest purchase in credits: the credit columns' range (numeric(24,6)). */
 const MAX_PURCHASE_CREDITS = '1000000000';
@@ -43,6 +44,37 @@ export const CheckoutSessionSchema = z.object({
   createdAt: z.date(),
   completedAt: z.date().optional(),
 });
+
+const CHECKOUT_PURPOSES = ['SUBSCRIPTION', 'CREDIT_TOPUP', 'INVOICE'] as const;
+const CHECKOUT_STATUSES = ['PENDING', 'COMPLETED', 'EXPIRED'] as const;
+
+/** The console's list of hosted checkouts: paged, newest first, optional filters. */
+export const CheckoutSessionListQuery = pageQuerySchema.extend({
+  customerReferenceId: z.string().min(1).max(255).optional().describe("Only this customer's sessions (an unknown reference lists none)"),
+  status: z.enum(CHECKOUT_STATUSES).optional(),
+  purpose: z.enum(CHECKOUT_PURPOSES).optional(),
+});
+export type CheckoutSessionListInput = z.output<typeof CheckoutSessionListQuery>;
+
+export const AdminCheckoutSessionSchema = z
+  .object({
+    id: z.uuid(),
+    customerReferenceId: z.string(),
+    purpose: z.enum(CHECKOUT_PURPOSES),
+    status: z.enum(CHECKOUT_STATUSES),
+    amount: decimalOutput.nullable().describe('What the checkout charges, in currency; null when the processor prices it (a subscription checkout)'),
+    currency: z.string().nullable(),
+    credits: decimalOutput.nullable().describe('Credits a top-up grants'),
+    checkoutUrl: z.string().nullable(),
+    processorSessionId: z.string().nullable(),
+    processorInvoiceId: z.string().nullable(),
+    planId: z.uuid().nullable(),
+    subscriptionId: z.uuid().nullable(),
+    invoiceId: z.uuid().nullable(),
+    createdAt: z.date(),
+    completedAt: z.date().nullable(),
+  })
+  .meta({ id: 'AdminCheckoutSession' });
 
 export const PurchaseRequestSchema = z.object({
   customerReferenceId: z.string().min(1).max(255).optional().describe('Required for tenant keys; a customer key may omit it'),

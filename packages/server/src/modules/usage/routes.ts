@@ -113,6 +113,9 @@ export function usageAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/v1/tanso/customers/:ref/usage', {
       schema: { tags: ['Usage events (admin)'], operationId: 'getUsageReportAdmin', summary: "A customer's current-period usage and credit projections (burndown), as the Client API's usage report", params: RefParams, response: { 200: envelopeSchema(UsageReportSchema) } },
     }, async (request) => ok(await getUsageReport(ctx, principalOf(request), request.params.ref)));
+    app.get('/api/v1/tanso/customers/:ref/entitlements', {
+      schema: { tags: ['Usage events (admin)'], operationId: 'listCustomerEntitlementsAdmin', summary: "A customer's entitlements per active subscription, paged, as the Client API lists them", description: 'Read-only: the same evaluation as listCustomerEntitlements (a disabled rule or a past-due invoice makes allowed false). Unknown ref: 404.', params: RefParams, querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(SubscriptionEntitlementsSchema)) } },
+    }, async (request) => ok(await listEntitlementPage(ctx, principalOf(request), request.params.ref, request.query)));
     app.get('/api/v1/tanso/events/grouped', {
       schema: { tags: ['Usage events (admin)'], operationId: 'groupUsageEvents', summary: 'Usage events summed per customer, feature, event name, model or UTC day, with the event list filters', querystring: EventGroupQuery, response: { 200: envelopeSchema(EventGroupsSchema) } },
     }, async (request) => ok(await groupEventTotals(ctx, accountIdOf(request), request.query)));

@@ -35,6 +35,8 @@ export interface ApiKeysTable {
   created_at: CreatedAt;
   expires_at: Date | null;
   revoked_at: Date | null;
+  /** Written at most once a minute per key (migration 0032). */
+  last_used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface LoginThrottleTable {
