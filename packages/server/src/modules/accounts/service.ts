@@ -115,13 +115,14 @@ export async function rotateTenantKey(ctx: AppContext, accountId: string) {
   return { apiKey, keyType: 'secret' as const };
 }
 
-/**
- * The principal of an active, unexpired key, or null. Served from the node cache (by hash) while
- * the cache can hear invalidations; expiry is checked on every call against the clock.
- */
 /** A key's `last_used_at` is at most this stale: the price of not writing on every request. */
 export const KEY_USE_RESOLUTION_MS = 60_000;
 
+/**
+ * The principal of an active, unexpired key, or null. Served from the node cache (by hash) while
+ * the cache can hear invalidations; expiry is checked on every call against the clock. A use is
+ * written at most once per KEY_USE_RESOLUTION_MS per key and node.
+ */
 export async function resolveApiKey(ctx: AppContext, key: string): Promise<Principal | null> {
   const hash = hashKey(key);
   const found = await keyCache(ctx.cache).get(hash, () => repo.findUnrevokedKeyByHash(ctx.db, hash));
