@@ -9,6 +9,7 @@ import { signAdminToken, verifyAdminToken } from '../../platform/security/jwt.js
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../platform/security/passwords.js';
 import { computeRetryAfterSeconds, throttleSubjects } from './domain.js';
 import { forgetAccountKeys, keyCache } from './key-cache.js';
+import { resolvePortalToken } from './portal-sessions.js';
 import * as repo from './repo.js';
 
 export type CreateAccountInput = { accountName: string; username: string; password: string; apiKey?: string };
@@ -120,6 +121,8 @@ export async function rotateTenantKey(ctx: AppContext, accountId: string) {
  * the cache can hear invalidations; expiry is checked on every call against the clock.
  */
 export async function resolveApiKey(ctx: AppContext, key: string): Promise<Principal | null> {
+  // Portal tokens are not cached (ADR 0025): the portal is low-traffic and a revocation must hold everywhere at once.
+  if (classifyKey(key) === 'portal') return resolvePortalToken(ctx.db, key, ctx.clock.now());
   const hash = hashKey(key);
   const found = await keyCache(ctx.cache).get(hash, () => repo.findUnrevokedKeyByHash(ctx.db, hash));
   if (!found || (found.expiresAt !== null && found.expiresAt <= ctx.clock.now())) return null;

@@ -37,6 +37,20 @@ export interface ApiKeysTable {
   revoked_at: Date | null;
 }
 
+/** A customer portal link (migration 0031, ADR 0025): only the token's hash is stored. */
+export interface PortalSessionsTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  token_hash: string;
+  token_hint: string;
+  scopes: string[];
+  return_url: string | null;
+  created_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
 export interface LoginThrottleTable {
   subject: string;
   window_start: Date;
@@ -878,6 +892,7 @@ export interface DB {
   accounts: AccountsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
+  portal_sessions: PortalSessionsTable;
   processor_connections: ProcessorConnectionsTable;
   processor_customers: ProcessorCustomersTable;
   checkout_sessions: CheckoutSessionsTable;
