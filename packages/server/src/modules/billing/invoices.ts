@@ -5,7 +5,7 @@ import { conflict, invalid, notFound } from '../../platform/errors/app-error.js'
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
 import * as catalogRepo from '../catalog/index.js';
-import { getCustomerByRef, resolveCallerCustomer } from '../customers/index.js';
+import { resolveCallerCustomer } from '../customers/index.js';
 import { getAccountSettings } from '../settings/index.js';
 import { onPeriodPaid } from './lifecycle.js';
 import * as repo from './repo.js';
