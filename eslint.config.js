@@ -21,6 +21,7 @@ export const MODULE_DEPENDENCIES = {
   payments: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits', 'usage'],
   mcp: ['catalog', 'customers', 'billing', 'credits', 'usage', 'payments'],
   spend: ['catalog', 'credits', 'usage'],
+  portal: ['accounts', 'customers'],
 };
 
 export default tseslint.config(

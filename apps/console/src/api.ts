@@ -16,7 +16,7 @@ let onUnauthorized: () => void = () => {};
  * strings (JSON.parse would put them through a double). At run time those fields are strings even
  * where the generated types say number; format.ts takes either.
  */
-async function exactJsonFetch(input: Request, init?: RequestInit): Promise<Response> {
+export async function exactJsonFetch(input: Request, init?: RequestInit): Promise<Response> {
   const response = await fetch(input, init);
   Object.defineProperty(response, 'json', { value: async () => parseJson(await response.text()) });
   return response;

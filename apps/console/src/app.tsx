@@ -24,6 +24,8 @@ const SpendSettingsPage = lazy(() => import('./pages/spend/settings'));
 const SpendReportsPage = lazy(() => import('./pages/spend/reports'));
 const CustomersPage = lazy(() => import('./pages/customers'));
 const CustomerPage = lazy(() => import('./pages/customer'));
+/** The customer portal: its own route, no admin login (it authenticates with the link's token). */
+const PortalPage = lazy(() => import('./pages/portal'));
 
 /** Pages built so far, by path; every other navigation entry renders its placeholder. */
 const PAGES: Record<string, ReactNode> = {
@@ -49,6 +51,14 @@ export function App() {
   return (
     <Routes>
       <Route path="/login" element={<LoginPage />} />
+      <Route
+        path="/portal"
+        element={
+          <Suspense fallback={<Loading what="your account" />}>
+            <PortalPage />
+          </Suspense>
+        }
+      />
       <Route
         path="*"
         element={

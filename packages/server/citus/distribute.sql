@@ -3,11 +3,13 @@
 -- (test/integration/platform/citus-schema.test.ts checks the order and that every table of the
 -- schema is named here exactly once).
 
--- Reference tables: copied to every node. Global identities (a login's username, a key's hash, an
--- account's public slug) are looked up before the account is known; the price seed is global.
+-- Reference tables: copied to every node. Global identities (a login's username, a key's or a portal
+-- token's hash, an account's public slug) are looked up before the account is known; the price seed
+-- is global.
 select create_reference_table('accounts');
 select create_reference_table('users');
 select create_reference_table('api_keys');
+select create_reference_table('portal_sessions');
 select create_reference_table('account_settings');
 select create_reference_table('spend_price_seed');
 select create_reference_table('spend_price_seed_state');

@@ -17,6 +17,7 @@ import { customerAdminRoutes, customerClientRoutes } from './modules/customers/i
 import { healthRoutes } from './modules/health/index.js';
 import { mcpRoutes } from './modules/mcp/index.js';
 import { paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes } from './modules/payments/index.js';
+import { portalRoutes } from './modules/portal/index.js';
 import { settingsAdminRoutes } from './modules/settings/index.js';
 import { spendRoutes } from './modules/spend/index.js';
 import { usageAdminRoutes, usageClientRoutes } from './modules/usage/index.js';
@@ -46,6 +47,8 @@ export type RouteEntry = {
   hidden: boolean;
   /** The route's customer-key access (`config.customerKey`); null = customer keys denied. */
   customerKey: CustomerScope | null;
+  /** Also open to customer portal tokens (`config.portal`, ADR 0025); null = only what customerKey says. */
+  portal: 'read' | null;
 };
 
 declare module 'fastify' {
@@ -139,6 +142,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
           url: route.url,
           hidden: Boolean((route.schema as { hide?: boolean })?.hide),
           customerKey: route.config?.customerKey ?? null,
+          portal: route.config?.portal ?? null,
         });
       }
     }
@@ -158,7 +162,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(accounts.accountRoutes(ctx));
   await app.register(settingsAdminRoutes(ctx));
   // Monetization module (its switch answers module_disabled by path prefix in the auth hook).
-  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes, agentPublicRoutes, customerKeyRoutes, customerKeyAdminRoutes, paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes, mcpRoutes, spendRoutes]) {
+  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes, agentPublicRoutes, customerKeyRoutes, customerKeyAdminRoutes, portalRoutes, paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes, mcpRoutes, spendRoutes]) {
     await app.register(routes(ctx));
   }
   if (options.extraRoutes) await app.register(async (scope) => void (await options.extraRoutes!(scope)));

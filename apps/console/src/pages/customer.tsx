@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useMemo } from 'react';
 import { useParams } from 'react-router';
 import { api, unwrap, type Schemas } from '../api';
-import { DayChart, type ChartSeries } from '../chart';
+import { Burndown, PoolFigures, UsageTable, type UsageReport } from '../credit-views';
 import { formatCredits, formatMoney } from '../format';
 import { Empty, ErrorNote, PageHeader, QueryView, StatusBadge, Time } from '../ui';
 import { CustomerEntitlements } from './customer-entitlements';
@@ -175,84 +174,6 @@ function Invoices({ invoices, customerId }: { invoices: Invoice[]; customerId: s
   );
 }
 
-type UsageReport = Schemas['UsageReport'];
-
-/** Per active subscription and feature: used against the limit, and the end-of-period projection. */
-function UsageTable({ report }: { report: UsageReport }) {
-  const rows = report.subscriptions.flatMap((s) => s.features.map((f) => ({ plan: s.planKey, ...f })));
-  if (rows.length === 0) return <Empty>No active subscription with metered features.</Empty>;
-  return (
-    <table aria-label="Usage this period">
-      <thead>
-        <tr>
-          <th scope="col">Plan</th>
-          <th scope="col">Feature</th>
-          <th scope="col" className="num">
-            Used
-          </th>
-          <th scope="col" className="num">
-            Limit
-          </th>
-          <th scope="col" className="num">
-            Projected at period end
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={`${r.plan}/${r.featureKey}`}>
-            <td>{r.plan}</td>
-            <td>
-              <code>{r.featureKey}</code>
-            </td>
-            <td className="num">{formatCredits(r.used)}</td>
-            <td className="num">{r.limit === undefined ? 'unlimited' : formatCredits(r.limit)}</td>
-            <td className="num">
-              {r.projectedEndOfPeriod === undefined ? '—' : formatCredits(r.projectedEndOfPeriod)}
-              {r.wouldExceedLimit ? <span className="badge badge-due"> over limit</span> : null}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-const DAY_MS = 86_400_000;
-const PROJECTION_DAYS = 60;
-
-/**
- * The pool's burndown: its balance at the end of each UTC day from the ledger, then the projected
- * line at the average daily burn until the projected depletion date (at most 60 days ahead).
- */
-function burndownOf(ledger: Schemas['CreditTransaction'][], asOf: string, projection: UsageReport['creditPools'][number] | undefined) {
-  const dayOf = (iso: string) => iso.slice(0, 10);
-  const endOfDay = new Map<string, number>();
-  for (const t of [...ledger].sort((a, b) => a.createdAt.localeCompare(b.createdAt))) endOfDay.set(dayOf(t.createdAt), Number(t.balanceAfter));
-  const first = ledger.length ? Math.min(...ledger.map((t) => Date.parse(`${dayOf(t.createdAt)}T00:00:00Z`))) : Date.parse(`${dayOf(asOf)}T00:00:00Z`);
-  const today = Date.parse(`${dayOf(asOf)}T00:00:00Z`);
-  const burn = projection?.averageDailyBurn === undefined ? 0 : Number(projection.averageDailyBurn);
-  const depletion = projection?.projectedDepletionDate ? Date.parse(`${dayOf(projection.projectedDepletionDate)}T00:00:00Z`) : null;
-  const last = Math.min(depletion ?? today, today + PROJECTION_DAYS * DAY_MS);
-  const days: string[] = [];
-  const balance: (number | null)[] = [];
-  const projected: (number | null)[] = [];
-  let carried = 0;
-  for (let t = first; t <= Math.max(last, today); t += DAY_MS) {
-    const day = new Date(t).toISOString().slice(0, 10);
-    days.push(day);
-    if (t <= today) {
-      carried = endOfDay.get(day) ?? carried;
-      balance.push(carried);
-      projected.push(t === today ? carried : null);
-    } else {
-      balance.push(null);
-      projected.push(Math.max(0, carried - burn * ((t - today) / DAY_MS)));
-    }
-  }
-  return { days, balance, projected };
-}
-
 function Pool({ pool, projection, asOf }: { pool: Schemas['CreditPool']; projection: UsageReport['creditPools'][number] | undefined; asOf: string | undefined }) {
   const grants = useQuery({
     queryKey: ['grants', pool.id],
@@ -268,32 +189,7 @@ function Pool({ pool, projection, asOf }: { pool: Schemas['CreditPool']; project
         <h3>{pool.name}</h3>
         <StatusBadge status={pool.status} />
       </header>
-      <dl className="stats">
-        <div className="stat">
-          <dt>Balance</dt>
-          <dd data-testid="pool-balance">
-            {formatCredits(pool.balance)} {pool.denomination}
-          </dd>
-        </div>
-        <div className="stat">
-          <dt>Granted</dt>
-          <dd>{formatCredits(pool.totalGranted)}</dd>
-        </div>
-        <div className="stat">
-          <dt>Consumed</dt>
-          <dd>{formatCredits(pool.totalConsumed)}</dd>
-        </div>
-        <div className="stat">
-          <dt>Held</dt>
-          <dd>{formatCredits(pool.totalHeld)}</dd>
-        </div>
-        <div className="stat">
-          <dt>Projected depletion</dt>
-          <dd data-testid="pool-depletion">
-            {projection?.projectedDepletionDate ? <Time iso={projection.projectedDepletionDate} dateOnly /> : 'not projected'}
-          </dd>
-        </div>
-      </dl>
+      <PoolFigures pool={pool} projection={projection} />
       {ledger.data && asOf ? <Burndown ledger={ledger.data} asOf={asOf} projection={projection} denomination={pool.denomination} /> : null}
       <h4>Grants</h4>
       <QueryView query={grants} what="grants">
@@ -375,26 +271,4 @@ function Pool({ pool, projection, asOf }: { pool: Schemas['CreditPool']; project
       </QueryView>
     </article>
   );
-}
-
-function Burndown({
-  ledger,
-  asOf,
-  projection,
-  denomination,
-}: {
-  ledger: Schemas['CreditTransaction'][];
-  asOf: string;
-  projection: UsageReport['creditPools'][number] | undefined;
-  denomination: string;
-}) {
-  const { days, series } = useMemo(() => {
-    const b = burndownOf(ledger, asOf, projection);
-    const out: ChartSeries[] = [
-      { label: `Balance (${denomination})`, values: b.balance, color: '#2553c7' },
-      { label: 'Projected', values: b.projected, color: '#b3261e' },
-    ];
-    return { days: b.days, series: out };
-  }, [ledger, asOf, projection, denomination]);
-  return <DayChart title="Burndown" days={days} series={series} height={180} />;
 }

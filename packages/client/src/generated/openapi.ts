@@ -64,7 +64,9 @@ export interface paths {
         };
         /**
          * A customer's invoices, newest first
-         * @description Customer keys: denied (403 Access denied); tenant key only.
+         * @description Tenant key; also a customer portal token for its own customer (ADR 0025; another reference is 403). Customer keys: 403.
+         *
+         *     Customer keys: denied (403 Access denied); tenant key only.
          */
         get: operations["listCustomerInvoices"];
         put?: never;
@@ -86,7 +88,9 @@ export interface paths {
         put?: never;
         /**
          * The processor's hosted page for the subscription's first DUE invoice
-         * @description Customer keys: denied (403 Access denied); tenant key only.
+         * @description Tenant key; also a customer portal token for its own customer's subscription (ADR 0025; another customer's is 403). Customer keys: 403.
+         *
+         *     Customer keys: denied (403 Access denied); tenant key only.
          */
         post: operations["openHostedInvoicePage"];
         delete?: never;
@@ -481,6 +485,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/client/customers/{ref}/portal-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's portal sessions, newest first: token hints only, ended ones with active false
+         * @description Customer keys: denied (403 Access denied); tenant key only.
+         */
+        get: operations["listPortalSessions"];
+        put?: never;
+        /**
+         * Open a customer portal link (its token is in this answer only)
+         * @description The body is optional. The link opens /portal of this service for this one customer, with the read scope and, when allowPurchase is true, the purchase scope (credit top-ups). It works until expiresAt (default 1 hour, 60 to 86,400 seconds) or until revoked; after that its token answers 401 portal_link_expired.
+         *
+         *     Customer keys: denied (403 Access denied); tenant key only.
+         */
+        post: operations["createPortalSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/client/customers/{ref}/portal-sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a portal link: its token answers 401 portal_link_expired from now on; revoking it again is 200
+         * @description Customer keys: denied (403 Access denied); tenant key only.
+         */
+        delete: operations["revokePortalSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/client/customers/{ref}/usage": {
         parameters: {
             query?: never;
@@ -685,6 +735,28 @@ export interface paths {
          * @description Customer keys: denied (403 Access denied); tenant key only.
          */
         get: operations["listCatalogPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/client/portal/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The portal session of the calling portal token: its customer, scopes and expiry
+         * @description Called by the portal page with its token. Any other credential (a tenant or customer key) is 404.
+         *
+         *     Customer keys: accepted (any scope); a customer named in the path or body must be the key's own (403 otherwise).
+         */
+        get: operations["getOwnPortalSession"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3030,6 +3102,27 @@ export interface components {
             keyHint: string;
             scopes: ("read" | "purchase")[];
         };
+        IssuedPortalSession: {
+            /** @description The link authenticates now: false once revoked or expired */
+            active: boolean;
+            allowPurchase: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            customerReferenceId: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: uuid */
+            id: string;
+            returnUrl: string | null;
+            revokedAt: string | null;
+            scopes: ("read" | "purchase")[];
+            /** @description The token itself (pt_test_… / pt_live_…): shown only in this answer, never stored */
+            token: string;
+            /** @description Prefix and last 4 characters of the token, e.g. pt_test_…a91c */
+            tokenHint: string;
+            /** @description The link to send the customer: /portal of this service with the token in the fragment */
+            url: string;
+        };
         OperatorCustomerApiKey: {
             /** @description The key authenticates now: false once revoked, rotated away or expired */
             active: boolean;
@@ -3098,6 +3191,23 @@ export interface components {
             value: {
                 [key: string]: unknown;
             };
+        };
+        PortalSession: {
+            /** @description The link authenticates now: false once revoked or expired */
+            active: boolean;
+            allowPurchase: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            customerReferenceId: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: uuid */
+            id: string;
+            returnUrl: string | null;
+            revokedAt: string | null;
+            scopes: ("read" | "purchase")[];
+            /** @description Prefix and last 4 characters of the token, e.g. pt_test_…a91c */
+            tokenHint: string;
         };
         PricingDocument: {
             /** @constant */
@@ -6528,6 +6638,289 @@ export interface operations {
             };
         };
     };
+    listPortalSessions: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 50; values above 200 are clamped */
+                limit?: number;
+                /** @description Items to skip, default 0 */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            items: components["schemas"]["PortalSession"][];
+                            pagination: {
+                                hasMore: boolean;
+                                limit: number;
+                                offset: number;
+                                total: number;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createPortalSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Also grant the purchase scope: the portal offers credit top-ups (default false) */
+                    allowPurchase?: boolean;
+                    /** @description Lifetime of the link in seconds; default 3600 */
+                    expiresInSeconds?: number;
+                    /** @description Where the portal's "Back" link goes (absolute http or https URL) */
+                    returnUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IssuedPortalSession"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokePortalSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ref: string;
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PortalSession"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getUsageReport: {
         parameters: {
             query?: never;
@@ -7527,6 +7920,84 @@ export interface operations {
                                 total: number;
                             };
                         };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOwnPortalSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PortalSession"];
                         /** @enum {boolean} */
                         success: true;
                     };

@@ -15,6 +15,14 @@ export {
   type IssuedCustomerKey,
 } from './customer-keys.js';
 export {
+  getPortalSession,
+  issuePortalSession,
+  listPortalSessions,
+  revokePortalSession,
+  type IssuedPortalSession,
+  type PortalSession,
+} from './portal-sessions.js';
+export {
   createAccount,
   purgeStaleLoginThrottles,
   resolveAdminToken,

@@ -9,6 +9,7 @@ import { signAdminToken, verifyAdminToken } from '../../platform/security/jwt.js
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../platform/security/passwords.js';
 import { computeRetryAfterSeconds, throttleSubjects } from './domain.js';
 import { forgetAccountKeys, keyCache } from './key-cache.js';
+import { resolvePortalToken } from './portal-sessions.js';
 import * as repo from './repo.js';
 
 export type CreateAccountInput = { accountName: string; username: string; password: string; apiKey?: string };
@@ -124,6 +125,8 @@ export const KEY_USE_RESOLUTION_MS = 60_000;
  * written at most once per KEY_USE_RESOLUTION_MS per key and node.
  */
 export async function resolveApiKey(ctx: AppContext, key: string): Promise<Principal | null> {
+  // Portal tokens are not cached (ADR 0025): the portal is low-traffic and a revocation must hold everywhere at once.
+  if (classifyKey(key) === 'portal') return resolvePortalToken(ctx.db, key, ctx.clock.now());
   const hash = hashKey(key);
   const found = await keyCache(ctx.cache).get(hash, () => repo.findUnrevokedKeyByHash(ctx.db, hash));
   const now = ctx.clock.now();

@@ -3,8 +3,9 @@ import { withTransaction } from '../../platform/db/transaction.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import { conflict, invalid, notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
+import type { Principal } from '../../platform/http/principal.js';
 import * as catalogRepo from '../catalog/index.js';
-import { getCustomerByRef } from '../customers/index.js';
+import { resolveCallerCustomer } from '../customers/index.js';
 import { getAccountSettings } from '../settings/index.js';
 import { onPeriodPaid } from './lifecycle.js';
 import * as repo from './repo.js';
@@ -57,8 +58,13 @@ export async function settleInvoice(tx: Tx, accountId: string, invoiceId: string
   return updated;
 }
 
-export async function listCustomerInvoicePage(ctx: AppContext, accountId: string, ref: string, page: PageQuery) {
-  const customer = await getCustomerByRef(ctx.db, accountId, ref);
+/**
+ * A customer's invoices, newest first. A customer principal (a portal token: the route is open to
+ * portal sessions, ADR 0025) reaches only its own customer: another reference is 403.
+ */
+export async function listCustomerInvoicePage(ctx: AppContext, principal: Principal, ref: string, page: PageQuery) {
+  const { accountId } = principal;
+  const customer = await resolveCallerCustomer(ctx.db, principal, ref);
   const [rows, total] = await Promise.all([
     repo.listInvoices(ctx.db, accountId, { customerId: customer.id, limit: page.limit, offset: page.offset }),
     repo.countInvoices(ctx.db, accountId, customer.id),

@@ -63,8 +63,9 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.get(`${base}/billing/invoices/:ref`, {
-      schema: { tags, operationId: 'listCustomerInvoices', summary: "A customer's invoices, newest first", params: RefParams, querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(InvoiceSchema)) } },
-    }, async (request) => ok(await invoices.listCustomerInvoicePage(ctx, accountIdOf(request), request.params.ref, request.query)));
+      config: { portal: 'read' },
+      schema: { tags, operationId: 'listCustomerInvoices', summary: "A customer's invoices, newest first", description: 'Tenant key; also a customer portal token for its own customer (ADR 0025; another reference is 403). Customer keys: 403.', params: RefParams, querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(InvoiceSchema)) } },
+    }, async (request) => ok(await invoices.listCustomerInvoicePage(ctx, principalOf(request), request.params.ref, request.query)));
 
     app.post(`${base}/billing/invoices/:invoiceId/mark-paid`, {
       schema: { tags, operationId: 'markInvoicePaid', summary: 'Settle a DUE invoice (no payment processor connected)', params: InvoiceIdParams, response: { 200: envelopeSchema(InvoiceSchema) } },

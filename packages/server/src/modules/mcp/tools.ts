@@ -253,7 +253,7 @@ const tenant: ToolSpec[] = [
     access: 'tenant',
     description: "A customer's invoices (first 200). Read-only, free.",
     input: z.object({ customerReferenceId: ref }),
-    run: ({ ctx, principal }, args) => billing.listCustomerInvoicePage(ctx, principal.accountId, args.customerReferenceId, firstPage),
+    run: ({ ctx, principal }, args) => billing.listCustomerInvoicePage(ctx, principal, args.customerReferenceId, firstPage),
   }),
   tool({
     name: 'markInvoicePaid',

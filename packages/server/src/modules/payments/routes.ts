@@ -110,8 +110,9 @@ export function paymentClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     }, async (request, reply) => reply.status(201).send(ok(await purchaseCredits(ctx, principalOf(request), request.body, await returnUrls(ctx, request)))));
     app.post(`${base}/billing/subscriptions/:subscriptionId/stripe/checkout`, {
-      schema: { tags: ['Billing'], operationId: 'openHostedInvoicePage', summary: "The processor's hosted page for the subscription's first DUE invoice", params: SubscriptionIdParams, response: { 200: envelopeSchema(HostedInvoiceSchema), 502: errorEnvelopeSchema } },
-    }, async (request) => ok(await hostedInvoicePage(ctx, accountIdOf(request), request.params.subscriptionId)));
+      config: { portal: 'read' },
+      schema: { tags: ['Billing'], operationId: 'openHostedInvoicePage', summary: "The processor's hosted page for the subscription's first DUE invoice", description: 'Tenant key; also a customer portal token for its own customer\'s subscription (ADR 0025; another customer\'s is 403). Customer keys: 403.', params: SubscriptionIdParams, response: { 200: envelopeSchema(HostedInvoiceSchema), 502: errorEnvelopeSchema } },
+    }, async (request) => ok(await hostedInvoicePage(ctx, principalOf(request), request.params.subscriptionId)));
     app.post(`${base}/billing/invoices/subscription/:subscriptionId/stripe/checkout`, {
       // Disabled in the original too: kept so old clients get its message, not advertised.
       schema: { hide: true, params: SubscriptionIdParams },

@@ -39,6 +39,20 @@ export interface ApiKeysTable {
   last_used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** A customer portal link (migration 0031, ADR 0025): only the token's hash is stored. */
+export interface PortalSessionsTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  token_hash: string;
+  token_hint: string;
+  scopes: string[];
+  return_url: string | null;
+  created_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
 export interface LoginThrottleTable {
   subject: string;
   window_start: Date;
@@ -880,6 +894,7 @@ export interface DB {
   accounts: AccountsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
+  portal_sessions: PortalSessionsTable;
   processor_connections: ProcessorConnectionsTable;
   processor_customers: ProcessorCustomersTable;
   checkout_sessions: CheckoutSessionsTable;

@@ -8,6 +8,8 @@ export const ERROR_CODES = {
   validation_failed: { status: 400, meaning: 'The request is invalid; see message and fields.' },
   /** No credential, or an unknown, expired or revoked one. */
   unauthorized: { status: 401, meaning: 'Authentication is missing or invalid.' },
+  /** A customer portal link's token that existed but has expired or was revoked (ADR 0025): the portal asks for a new link. */
+  portal_link_expired: { status: 401, meaning: 'The portal link has expired or was revoked.' },
   /** A customer-key purchase needs a human to pay through a hosted checkout. */
   payment_required: { status: 402, meaning: 'Payment is required to complete this action.' },
   /** Authenticated, but this credential may not do this. */

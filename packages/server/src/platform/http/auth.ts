@@ -5,8 +5,8 @@ import type { Principal } from './principal.js';
 import { MODULE_DISABLED_MESSAGES, moduleOf, surfaceOf, type ModuleName } from './surfaces.js';
 
 export type Authenticator = {
-  /** The active, unexpired key with this plaintext, or null. Looked up on every request: no cache,
-   * so a rotation or revocation takes effect on every node at once. */
+  /** The active, unexpired key with this plaintext, or null. A portal token whose session ended
+   * throws 401 `portal_link_expired` (ADR 0025). */
   resolveApiKey(key: string): Promise<Principal | null>;
   /** The admin principal of a valid, unexpired JWT, or null. */
   verifyAdminToken(token: string): Promise<Principal | null>;
@@ -35,7 +35,7 @@ export function registerAuth(
           : await authenticateAdmin(auth, credential);
       // From here on every line this request logs names its account.
       request.log = reply.log = request.log.child({ accountId: request.principal.accountId });
-      if (request.principal.kind === 'customer') checkCustomerKeyAllowed(request, request.principal);
+      if (request.principal.kind === 'customer') checkCustomerKeyAllowed(request, request.principal, path);
     }
     const module = moduleOf(path);
     if (module && !enabledModules[module]) throw new AppError('module_disabled', MODULE_DISABLED_MESSAGES[module]);
@@ -65,9 +65,13 @@ async function authenticateAdmin(auth: Authenticator, credential: string): Promi
   return principal;
 }
 
-function checkCustomerKeyAllowed(request: FastifyRequest, principal: Extract<Principal, { kind: 'customer' }>) {
+function checkCustomerKeyAllowed(request: FastifyRequest, principal: Extract<Principal, { kind: 'customer' }>, path: string) {
   // routeOptions.config is absent on unknown routes: those deny customer keys like closed routes.
-  const required = request.routeOptions.config?.customerKey;
+  const config = request.routeOptions.config;
+  const portal = principal.portalSessionId !== undefined;
+  // A portal token is for the portal page's Client API calls, never the MCP endpoint (ADR 0025).
+  if (portal && !path.startsWith('/api/v1/client/')) throw new AppError('forbidden', 'Access denied');
+  const required = config?.customerKey ?? (portal ? config?.portal : undefined);
   if (!required) throw new AppError('forbidden', 'Access denied');
   if (required === 'purchase' && !principal.scopes.includes('purchase')) {
     throw new AppError('forbidden', "This API key lacks the 'purchase' scope");

@@ -7,7 +7,16 @@ export type CustomerScope = 'read' | 'purchase';
 export type Principal =
   | { kind: 'admin'; accountId: string; userId: string; username: string }
   | { kind: 'tenant'; accountId: string; keyId: string }
-  | { kind: 'customer'; accountId: string; keyId: string; customerId: string; scopes: CustomerScope[] };
+  | {
+      kind: 'customer';
+      accountId: string;
+      /** The customer key's id, or the portal session's id when the credential is a portal token. */
+      keyId: string;
+      customerId: string;
+      scopes: CustomerScope[];
+      /** Set when the credential is a customer portal link's token (ADR 0025), not a `ck_` key. */
+      portalSessionId?: string;
+    };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,6 +28,12 @@ declare module 'fastify' {
      * 'purchase' also requires the key's purchase scope.
      */
     customerKey?: CustomerScope;
+    /**
+     * Opens a tenant-only Client API route to customer portal tokens as well (ADR 0025): what the
+     * portal shows beyond the customer-key routes (its invoices and their hosted payment page), pinned
+     * to the portal's customer by the service. `ck_` keys stay denied there.
+     */
+    portal?: 'read';
     /**
      * A CORS preflight route (OPTIONS): browsers send preflights without credentials, so the auth
      * hook lets it through. The route itself answers only with CORS headers.

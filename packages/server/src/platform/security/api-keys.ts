@@ -7,12 +7,14 @@ import { createHash, randomBytes } from 'node:crypto';
 export const KEY_PREFIXES = {
   tenant: { test: 'sk_test_', live: 'sk_live_' },
   customer: { test: 'ck_test_', live: 'ck_live_' },
+  /** A customer portal link's token (ADR 0025): authenticates as its customer until it expires or is revoked. */
+  portal: { test: 'pt_test_', live: 'pt_live_' },
 } as const;
 
 export type KeyKind = keyof typeof KEY_PREFIXES;
 export type KeyEnvironment = 'test' | 'live';
 
-const KEY_PATTERN = /^(sk|ck)_(test|live)_[0-9a-f]{32}$/;
+const KEY_PATTERN = /^(sk|ck|pt)_(test|live)_[0-9a-f]{32}$/;
 
 export function generateKey(kind: KeyKind, environment: KeyEnvironment): string {
   return KEY_PREFIXES[kind][environment] + randomBytes(16).toString('hex');
@@ -22,7 +24,7 @@ export function generateKey(kind: KeyKind, environment: KeyEnvironment): string 
 export function classifyKey(value: string): KeyKind | null {
   const match = KEY_PATTERN.exec(value);
   if (!match) return null;
-  return match[1] === 'sk' ? 'tenant' : 'customer';
+  return match[1] === 'sk' ? 'tenant' : match[1] === 'ck' ? 'customer' : 'portal';
 }
 
 export function hashKey(key: string): string {

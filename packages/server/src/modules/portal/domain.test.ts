@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { computePortalExpiry, computePortalScopes, computePortalUrl, isHttpUrl } from './domain.js';
+
+test('when purchase is not allowed then the session reads only', () => {
+  assert.deepEqual(computePortalScopes(false), ['read']);
+  assert.deepEqual(computePortalScopes(true), ['read', 'purchase']);
+});
+
+test('when no lifetime is asked then the session ends one hour after it starts', () => {
+  const now = new Date('2026-03-10T12:00:00Z');
+  assert.equal(computePortalExpiry(now, undefined).toISOString(), '2026-03-10T13:00:00.000Z');
+  assert.equal(computePortalExpiry(now, 60).toISOString(), '2026-03-10T12:01:00.000Z');
+});
+
+test('when the link is built then the token travels in the fragment of /portal', () => {
+  assert.equal(computePortalUrl('https://billing.example', 'pt_test_x'), 'https://billing.example/portal#token=pt_test_x');
+});
+
+test('when a return URL is not absolute http(s) then it is refused', () => {
+  assert.equal(isHttpUrl('https://app.example/account'), true);
+  assert.equal(isHttpUrl('http://localhost:3000/'), true);
+  for (const bad of ['javascript:alert(1)', 'data:text/html,x', '/relative', 'ftp://x.example/', 'not a url']) assert.equal(isHttpUrl(bad), false, bad);
+});

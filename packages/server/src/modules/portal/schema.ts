@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { RefParams } from '../customers/index.js';
+import {
+  isHttpUrl,
+  PORTAL_DEFAULT_EXPIRES_IN_SECONDS,
+  PORTAL_MAX_EXPIRES_IN_SECONDS,
+  PORTAL_MIN_EXPIRES_IN_SECONDS,
+  PORTAL_RETURN_URL_MAX_LENGTH,
+} from './domain.js';
+
+export const PortalSessionCreateSchema = z
+  .object({
+    expiresInSeconds: z
+      .number()
+      .int()
+      .min(PORTAL_MIN_EXPIRES_IN_SECONDS)
+      .max(PORTAL_MAX_EXPIRES_IN_SECONDS)
+      .optional()
+      .describe(`Lifetime of the link in seconds; default ${PORTAL_DEFAULT_EXPIRES_IN_SECONDS}`),
+    allowPurchase: z.boolean().optional().describe('Also grant the purchase scope: the portal offers credit top-ups (default false)'),
+    returnUrl: z
+      .string()
+      .max(PORTAL_RETURN_URL_MAX_LENGTH)
+      .refine(isHttpUrl, 'returnUrl must be an absolute http or https URL')
+      .optional()
+      .describe('Where the portal\'s "Back" link goes (absolute http or https URL)'),
+  })
+  .strict()
+  .nullish();
+
+export const PortalSessionParams = RefParams.extend({ sessionId: z.uuid() });
+
+const sessionFields = {
+  id: z.uuid(),
+  customerReferenceId: z.string(),
+  tokenHint: z.string().describe('Prefix and last 4 characters of the token, e.g. pt_test_…a91c'),
+  scopes: z.array(z.enum(['read', 'purchase'])),
+  allowPurchase: z.boolean(),
+  returnUrl: z.string().nullable(),
+  active: z.boolean().describe('The link authenticates now: false once revoked or expired'),
+  createdAt: z.date(),
+  expiresAt: z.date(),
+  revokedAt: z.date().nullable(),
+};
+
+export const PortalSessionSchema = z.object(sessionFields).meta({ id: 'PortalSession' });
+
+export const IssuedPortalSessionSchema = z
+  .object({
+    ...sessionFields,
+    url: z.string().describe('The link to send the customer: /portal of this service with the token in the fragment'),
+    token: z.string().describe('The token itself (pt_test_… / pt_live_…): shown only in this answer, never stored'),
+  })
+  .meta({ id: 'IssuedPortalSession' });
+
+export type PortalSessionCreate = z.output<typeof PortalSessionCreateSchema>;
