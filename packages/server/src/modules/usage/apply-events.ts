@@ -4,7 +4,6 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import type { AppError } from '../../platform/errors/app-error.js';
-import { toJsonb } from '../../platform/db/jsonb.js';
 import { newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
 import { ensureFeatureForEvent } from '../catalog/index.js';
@@ -12,7 +11,7 @@ import { ensureCustomerForEvent } from '../customers/index.js';
 import { resolveWeightCached, type ResolvedWeight } from '../credits/index.js';
 import * as batchRepo from './batch-repo.js';
 import { captureForEvent, lockFlowHolds, openCreditDraws, type CreditDrawer, type CreditReceipt } from './credits-seam.js';
-import { afterDraw, counterKeyOf, drawInputOf, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
+import { afterDrawRendered, counterKeyOf, drawInputOf, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
 import { emitRecorded, usedInPeriod } from './ingest.js';
 import { depleted, duplicate, receiptOf } from './receipts.js';
 import { usageRecorded } from './recorded.js';
@@ -226,8 +225,8 @@ async function decide(plan: EventPlan, used: Map<string, Decimal>, drawer: () =>
     const drawn = (capture ? await capture(input) : null) ?? drawer().draw(input);
     if (drawn === 'refused') return 'refused' as const;
     receipt = drawn;
-    const { revenue, context } = afterDraw(plan, drawn);
-    row = { ...row, revenue_amount: revenue.toFixed(), context: toJsonb(context) };
+    const { revenue, context } = afterDrawRendered(plan, drawn);
+    row = { ...row, revenue_amount: revenue.toFixed(), context };
   }
   if (plan.counter) used.set(batchRepo.counterId(plan.counter.key), used.get(batchRepo.counterId(plan.counter.key))!.plus(plan.units));
   return { counted: true, receipt, row };
