@@ -3,7 +3,9 @@
  * V8 CPU profiler in it (the one `node --cpu-prof` uses, here around the measured load only),
  * drives one scenario for BENCH_SECONDS at 50 connections, writes the profile and prints its
  * summary (bench/profile-summary.ts). Diagnostic only (ADR 0010, 0014).
- *   node --import tsx bench/profile.ts pk|check|check-norec|ingest|credit-hot [--embedded]
+ *   node --import tsx bench/profile.ts pk|check|check-norec|ingest|credit-hot|batch|batch-mixed [--embedded]
+ * The batch scenarios send 100 batches of 500 credit-backed events (one customer per batch, or every
+ * batch over all 50 customers) and print CPU µs per batch.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -38,7 +40,16 @@ const scenarios: Record<string, Scenario> = {
   'check-norec': { name: 'entitlement-get-norec', method: 'GET', path: () => `/api/v1/client/entitlements/bench-${n++ % 50}/${featureKey}?record=false` },
   ingest: { name: 'ingest-spread', method: 'POST', path: '/api/v1/client/events', body: event(() => `bench-${n++ % 50}`, featureKey), events: (s) => (s < 300 || s === 409 ? 1 : 0) },
   'credit-hot': { name: 'credit-ingest-hot', method: 'POST', path: '/api/v1/client/events', body: event(() => 'bench-credit-0', creditFeatureKey), events: (s) => (s < 300 || s === 409 ? 1 : 0) },
+  batch: { name: 'batch-ingest', method: 'POST', path: '/api/v1/client/events/batch', body: () => {
+    const ref = `bench-credit-${n++ % 50}`;
+    return batchOf(() => ref);
+  }, amount: 100 },
+  'batch-mixed': { name: 'batch-ingest-mixed', method: 'POST', path: '/api/v1/client/events/batch', body: () => batchOf((i) => `bench-credit-${i % 50}`), amount: 100 },
 };
+/** 500 credit-backed events, the customer of each from its position. */
+function batchOf(refOf: (i: number) => string) {
+  return JSON.stringify({ events: Array.from({ length: 500 }, (_, i) => JSON.parse(event(() => refOf(i), creditFeatureKey)()) as unknown) });
+}
 function ask(message: unknown, answer: string): Promise<void> {
   return new Promise((resolve) => {
     const onMessage = (m: unknown) => {

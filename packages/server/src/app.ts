@@ -26,8 +26,8 @@ import { registerAuth } from './platform/http/auth.js';
 import { consoleFallback, consoleRoutes, DEFAULT_CONSOLE_DIR } from './platform/http/console.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.js';
 import { registerIdempotency } from './platform/http/idempotency.js';
-import { assertCleanStrings, assertJsonDepth, MAX_PATH_PARAM_LENGTH, registerInputGuards } from './platform/http/input-guard.js';
-import { parseJson, stringifyJson } from './platform/http/json.js';
+import { assertCleanStrings, assertScannedDepth, MAX_PATH_PARAM_LENGTH, mayHoldBadStrings, registerInputGuards } from './platform/http/input-guard.js';
+import { parseJson, scanJson, stringifyJson } from './platform/http/json.js';
 import type { CustomerScope } from './platform/http/principal.js';
 import { allowedMethodsFrom } from './platform/http/route-methods.js';
 import { describeRouteForOpenApi, OPENAPI_DOCUMENT, openApiServers, withOptionalBodies, withoutUnusedComponents, withTextResponses } from './platform/http/openapi.js';
@@ -106,9 +106,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     request.rawBody = text;
     if (text.trim() === '') return done(null, undefined);
     try {
-      assertJsonDepth(text);
-      const value = parseJson(text);
-      assertCleanStrings(value);
+      const scan = scanJson(text);
+      assertScannedDepth(scan.depth);
+      const value = parseJson(text, scan);
+      if (mayHoldBadStrings(text)) assertCleanStrings(value);
       done(null, value);
     } catch (err) {
       done(err as Error, undefined);

@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import { toJsonb } from '../../platform/db/jsonb.js';
+import { arrayLiteral as arr } from '../../platform/db/array-literal.js';
 import type { Tx } from '../../platform/db/database.js';
 import { newId } from '../../platform/ids.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
-import { availableInGrants, coveredUsage, planFifoDraw, planPoolDraw, poolStatusAfter } from './domain.js';
-import { sourcesOf, usageDrawMetadata, type CreditDrawInput, type CreditReceipt, type ResolvedWeight } from './draw.js';
+import { availableInGrants, coveredUsage, planFifoDraw, planPoolDraw, poolStatusAfter, type DrawSource } from './domain.js';
+import { usageDrawMetadata, type CreditDrawInput, type CreditReceipt, type ResolvedWeight } from './draw.js';
 import type { GrantRow, PoolRow } from './repo.js';
 
 /**
@@ -26,10 +27,18 @@ export interface CreditDrawer {
   flush(): Promise<void>;
 }
 
-type LinkState = { poolId: string; subscriptionId: string; drawPriority: number; linkedAt: Date; drawLimit: string | null; totalDrawn: Decimal };
+type LinkState = { poolId: string; subscriptionId: string; drawPriority: number; linkedAt: Date; drawLimit: Decimal | null; totalDrawn: Decimal };
 type Entry = { id: string; poolId: string; seq: string; amount: Decimal; before: Decimal; after: Decimal; subscriptionId: string; eventId: string; metadata: string; draws: { grantId: string; amount: Decimal }[] };
+/** A pool as the draws of this transaction leave it: parsed once, written back by `flush`. */
+type PoolState = { row: PoolRow; balance: Decimal; consumed: Decimal; seq: bigint; grants: GrantState[] };
+/** A grant in the shape the FIFO rule takes (`DrawableGrant`), with its row. */
+type GrantState = { id: string; remaining: Decimal; expiresAt: Date | null; row: GrantRow };
 
-/** Locks the pools linked to the targets (one statement, pool-id order) and loads their links and live grants. */
+/**
+ * Locks the pools linked to the targets (one statement, pool-id order) and loads their links and live
+ * grants. Every amount is parsed once here and kept as a Decimal while the events are decided (ADR
+ * 0029: re-parsing each grant's remainder for every event was most of a batch's draw cost).
+ */
 export async function openCreditDraws(tx: Tx, accountId: string, targets: CreditDrawTarget[], now: Date): Promise<CreditDrawer> {
   const subscriptionIds = [...new Set(targets.map((t) => t.subscriptionId))];
   const denominations = [...new Set(targets.map((t) => t.denomination))];
@@ -37,77 +46,94 @@ export async function openCreditDraws(tx: Tx, accountId: string, targets: Credit
   const poolIds = pools.map((p) => p.id);
   // Read under the pool locks: total_drawn changes only while its pool is locked.
   const [links, grants] = poolIds.length === 0 ? [[], []] : await Promise.all([listLinks(tx, accountId, poolIds, subscriptionIds), listGrants(tx, accountId, poolIds)]);
-  const poolById = new Map(pools.map((p) => [p.id, p]));
-  const grantsOf = new Map<string, GrantRow[]>(poolIds.map((id) => [id, []]));
-  for (const g of grants) grantsOf.get(g.credit_pool_id)!.push(g);
-  const linksOf = (subscriptionId: string, denomination: string) =>
-    links
-      .filter((l) => l.subscriptionId === subscriptionId && poolById.get(l.poolId)?.denomination === denomination)
-      .sort((a, b) => a.drawPriority - b.drawPriority || a.linkedAt.getTime() - b.linkedAt.getTime());
+  const poolById = new Map<string, PoolState>(pools.map((p) => [p.id, { row: p, balance: dec(p.balance), consumed: dec(p.total_consumed), seq: BigInt(p.ledger_seq), grants: [] }]));
+  for (const g of grants) poolById.get(g.credit_pool_id)!.grants.push({ id: g.id, remaining: dec(g.remaining), expiresAt: g.expires_at, row: g });
+  const linked = new Map<string, LinkState[]>();
+  const linksOf = (subscriptionId: string, denomination: string) => {
+    const key = `${subscriptionId}|${denomination}`;
+    let found = linked.get(key);
+    if (!found) {
+      found = links
+        .filter((l) => l.subscriptionId === subscriptionId && poolById.get(l.poolId)?.row.denomination === denomination)
+        .sort((a, b) => a.drawPriority - b.drawPriority || a.linkedAt.getTime() - b.linkedAt.getTime());
+      linked.set(key, found);
+    }
+    return found;
+  };
+  const metadataOf = renderedOnce((input: BatchDrawInput) => toJsonb(usageDrawMetadata(input, input.weight)));
   const entries: Entry[] = [];
-  const touchedGrants = new Set<GrantRow>();
-  const touchedPools = new Set<PoolRow>();
+  const touchedGrants = new Set<GrantState>();
+  const touchedPools = new Set<PoolState>();
 
   return {
     draw(input) {
       if (!input.denomination || !input.featureId || !input.subscriptionId) return null;
-      const linked = linksOf(input.subscriptionId, input.denomination);
-      if (linked.length === 0) return null;
+      const linkedPools = linksOf(input.subscriptionId, input.denomination);
+      if (linkedPools.length === 0) return null;
       const weight = input.weight;
       const charge = roundCredits(input.units.times(weight.weight));
-      const sources = sourcesOf(
-        linked.map((l) => {
-          const p = poolById.get(l.poolId)!;
-          return { credit_pool_id: p.id, status: p.status, hard_limit: p.hard_limit, balance: p.balance, draw_limit: l.drawLimit, total_drawn: l.totalDrawn.toFixed() };
-        }),
-        (poolId) => availableInGrants(grantsOf.get(poolId)!.map((g) => ({ id: g.id, remaining: dec(g.remaining), expiresAt: g.expires_at })), input.now),
-      );
+      const sources: DrawSource[] = [];
+      for (const l of linkedPools) {
+        const p = poolById.get(l.poolId)!;
+        if (p.row.status !== 'ACTIVE' && p.row.status !== 'DEPLETED') continue;
+        sources.push({ poolId: p.row.id, hardLimit: p.row.hard_limit, available: availableInGrants(p.grants, input.now), linkHeadroom: l.drawLimit === null ? null : l.drawLimit.minus(l.totalDrawn) });
+      }
       const plan = planPoolDraw(sources, charge);
       if (plan.refused) return 'refused';
       for (const d of plan.draws) {
         const pool = poolById.get(d.poolId)!;
-        const poolGrants = grantsOf.get(pool.id)!;
-        const fifo = planFifoDraw(poolGrants.map((g) => ({ id: g.id, remaining: dec(g.remaining), expiresAt: g.expires_at })), d.amount, input.now);
+        const fifo = planFifoDraw(pool.grants, d.amount, input.now);
         for (const f of fifo) {
-          const grant = poolGrants.find((g) => g.id === f.grantId)!;
-          grant.remaining = dec(grant.remaining).minus(f.amount).toFixed();
+          const grant = pool.grants.find((g) => g.id === f.grantId)!;
+          grant.remaining = grant.remaining.minus(f.amount);
           touchedGrants.add(grant);
         }
-        const before = dec(pool.balance);
+        const before = pool.balance;
         const after = before.minus(d.amount);
-        pool.balance = after.toFixed();
-        pool.total_consumed = dec(pool.total_consumed).plus(d.amount).toFixed();
-        pool.ledger_seq = String(Number(pool.ledger_seq) + 1);
-        pool.status = poolStatusAfter(pool.status, pool.hard_limit, after);
+        pool.balance = after;
+        pool.consumed = pool.consumed.plus(d.amount);
+        pool.seq += 1n;
+        pool.row.status = poolStatusAfter(pool.row.status, pool.row.hard_limit, after);
         touchedPools.add(pool);
-        const link = linked.find((l) => l.poolId === pool.id)!;
+        const link = linkedPools.find((l) => l.poolId === d.poolId)!;
         link.totalDrawn = link.totalDrawn.plus(d.amount);
-        entries.push({
-          id: newId(),
-          poolId: pool.id,
-          seq: pool.ledger_seq,
-          amount: d.amount.neg(),
-          before,
-          after,
-          subscriptionId: input.subscriptionId,
-          eventId: input.eventId,
-          metadata: toJsonb(usageDrawMetadata(input, weight)),
-          draws: fifo,
-        });
+        entries.push({ id: newId(), poolId: d.poolId, seq: String(pool.seq), amount: d.amount.neg(), before, after, subscriptionId: input.subscriptionId, eventId: input.eventId, metadata: metadataOf(input), draws: fifo });
       }
+      let remainingBalance = dec(0);
+      for (const l of linkedPools) remainingBalance = remainingBalance.plus(poolById.get(l.poolId)!.balance);
       return {
         creditsDeducted: plan.covered,
         weightApplied: weight.weight,
         weightId: weight.weightId,
         weightMatch: weight.weightMatch,
-        remainingBalance: linked.reduce((sum, l) => sum.plus(dec(poolById.get(l.poolId)!.balance)), dec(0)),
+        remainingBalance,
         usageCovered: coveredUsage(plan.covered, weight.weight),
       };
     },
     async flush() {
       if (entries.length === 0) return;
-      await writeEntries(tx, accountId, entries, [...touchedGrants], [...touchedPools], now);
+      for (const g of touchedGrants) g.row.remaining = g.remaining.toFixed();
+      for (const p of touchedPools) Object.assign(p.row, { balance: p.balance.toFixed(), total_consumed: p.consumed.toFixed(), ledger_seq: String(p.seq) });
+      await writeEntries(tx, accountId, entries, [...touchedGrants].map((g) => g.row), [...touchedPools].map((p) => p.row), now);
     },
+  };
+}
+
+/**
+ * The ledger metadata of a draw, rendered once per distinct (weight, units, instants): events of one
+ * batch mostly share all of them, and the rendering was a tenth of a batch's draw cost.
+ */
+function renderedOnce(render: (input: BatchDrawInput) => string) {
+  const rendered = new Map<string, string>();
+  return (input: BatchDrawInput) => {
+    const w = input.weight;
+    const key = `${w.weightId}|${w.weight.toString()}|${w.weightMatch}|${input.units.toString()}|${input.occurredAt.getTime()}|${input.ingestedAt.getTime()}`;
+    let text = rendered.get(key);
+    if (text === undefined) {
+      text = render(input);
+      rendered.set(key, text);
+    }
+    return text;
   };
 }
 
@@ -127,7 +153,14 @@ async function listLinks(tx: Tx, accountId: string, poolIds: string[], subscript
   const { rows } = await sql<{ credit_pool_id: string; subscription_id: string; draw_priority: number; created_at: Date; draw_limit: string | null; total_drawn: string }>`
     select credit_pool_id, subscription_id, draw_priority, created_at, draw_limit, total_drawn from credit_pool_links
      where account_id = ${accountId} and credit_pool_id = any(${poolIds}::uuid[]) and subscription_id = any(${subscriptionIds}::uuid[])`.execute(tx);
-  return rows.map((r) => ({ poolId: r.credit_pool_id, subscriptionId: r.subscription_id, drawPriority: r.draw_priority, linkedAt: r.created_at, drawLimit: r.draw_limit, totalDrawn: dec(r.total_drawn) }));
+  return rows.map((r) => ({
+    poolId: r.credit_pool_id,
+    subscriptionId: r.subscription_id,
+    drawPriority: r.draw_priority,
+    linkedAt: r.created_at,
+    drawLimit: r.draw_limit === null ? null : dec(r.draw_limit),
+    totalDrawn: dec(r.total_drawn),
+  }));
 }
 
 /** Live grants, oldest first (the FIFO order of repo.listLiveGrants). */
@@ -158,28 +191,28 @@ async function writeEntries(tx: Tx, accountId: string, entries: Entry[], grants:
       insert into credit_transactions (id, account_id, credit_pool_id, seq, credit_grant_id, transaction_type, amount, balance_before,
         balance_after, description, reversed_transaction_id, subscription_id, event_id, idempotency_key, request_hash, metadata, created_at)
       select v.id, ${accountId}::uuid, v.pool_id, v.seq, null, 'DEDUCTION', v.amount, v.before, v.after, 'Usage event', null, v.sub_id, v.event_id, null, null, v.meta, ${now}::timestamptz
-        from unnest(${entries.map((e) => e.id)}::uuid[], ${entries.map((e) => e.poolId)}::uuid[], ${entries.map((e) => e.seq)}::bigint[],
-                    ${entries.map((e) => e.amount.toFixed())}::numeric[], ${entries.map((e) => e.before.toFixed())}::numeric[],
-                    ${entries.map((e) => e.after.toFixed())}::numeric[], ${entries.map((e) => e.subscriptionId)}::uuid[],
-                    ${entries.map((e) => e.eventId)}::uuid[], ${entries.map((e) => e.metadata)}::jsonb[])
+        from unnest(${arr(entries.map((e) => e.id))}::uuid[], ${arr(entries.map((e) => e.poolId))}::uuid[], ${arr(entries.map((e) => e.seq))}::bigint[],
+                    ${arr(entries.map((e) => e.amount.toFixed()))}::numeric[], ${arr(entries.map((e) => e.before.toFixed()))}::numeric[],
+                    ${arr(entries.map((e) => e.after.toFixed()))}::numeric[], ${arr(entries.map((e) => e.subscriptionId))}::uuid[],
+                    ${arr(entries.map((e) => e.eventId))}::uuid[], ${arr(entries.map((e) => e.metadata))}::jsonb[])
              as v(id, pool_id, seq, amount, before, after, sub_id, event_id, meta)
       returning 1),
     d as (
       insert into credit_transaction_draws (account_id, transaction_id, credit_grant_id, amount)
       select ${accountId}::uuid, v.tid, v.gid, v.amount
-        from unnest(${draws.map((d) => d.transactionId)}::uuid[], ${draws.map((d) => d.grantId)}::uuid[], ${draws.map((d) => d.amount)}::numeric[]) as v(tid, gid, amount)),
+        from unnest(${arr(draws.map((d) => d.transactionId))}::uuid[], ${arr(draws.map((d) => d.grantId))}::uuid[], ${arr(draws.map((d) => d.amount))}::numeric[]) as v(tid, gid, amount)),
     g as (
       update credit_grants set remaining = v.remaining
-        from unnest(${grants.map((g) => g.id)}::uuid[], ${grants.map((g) => g.remaining)}::numeric[]) as v(id, remaining)
+        from unnest(${arr(grants.map((g) => g.id))}::uuid[], ${arr(grants.map((g) => g.remaining))}::numeric[]) as v(id, remaining)
        where credit_grants.account_id = ${accountId} and credit_grants.id = v.id),
     p as (
       update credit_pools set balance = v.balance, total_consumed = v.consumed, ledger_seq = v.seq, status = v.status, modified_at = ${now}::timestamptz
-        from unnest(${pools.map((p) => p.id)}::uuid[], ${pools.map((p) => p.balance)}::numeric[], ${pools.map((p) => p.total_consumed)}::numeric[],
-                    ${pools.map((p) => p.ledger_seq)}::bigint[], ${pools.map((p) => p.status)}::text[]) as v(id, balance, consumed, seq, status)
+        from unnest(${arr(pools.map((p) => p.id))}::uuid[], ${arr(pools.map((p) => p.balance))}::numeric[], ${arr(pools.map((p) => p.total_consumed))}::numeric[],
+                    ${arr(pools.map((p) => p.ledger_seq))}::bigint[], ${arr(pools.map((p) => p.status))}::text[]) as v(id, balance, consumed, seq, status)
        where credit_pools.account_id = ${accountId} and credit_pools.id = v.id),
     l as (
       update credit_pool_links set total_drawn = credit_pool_links.total_drawn + v.amount
-        from unnest(${lt.map((x) => x.poolId)}::uuid[], ${lt.map((x) => x.subscriptionId)}::uuid[], ${lt.map((x) => x.amount.toFixed())}::numeric[]) as v(pool_id, sub_id, amount)
+        from unnest(${arr(lt.map((x) => x.poolId))}::uuid[], ${arr(lt.map((x) => x.subscriptionId))}::uuid[], ${arr(lt.map((x) => x.amount.toFixed()))}::numeric[]) as v(pool_id, sub_id, amount)
        where credit_pool_links.account_id = ${accountId} and credit_pool_links.credit_pool_id = v.pool_id and credit_pool_links.subscription_id = v.sub_id)
     select count(*) from t`.execute(tx);
 }

@@ -4,7 +4,6 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import type { AppError } from '../../platform/errors/app-error.js';
-import { toJsonb } from '../../platform/db/jsonb.js';
 import { newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
 import { ensureFeatureForEvent } from '../catalog/index.js';
@@ -12,7 +11,7 @@ import { ensureCustomerForEvent } from '../customers/index.js';
 import { resolveWeightCached, type ResolvedWeight } from '../credits/index.js';
 import * as batchRepo from './batch-repo.js';
 import { captureForEvent, lockFlowHolds, openCreditDraws, type CreditDrawer, type CreditReceipt } from './credits-seam.js';
-import { afterDraw, counterKeyOf, drawInputOf, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
+import { afterDrawRendered, counterKeyOf, drawInputOf, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
 import { emitRecorded, usedInPeriod } from './ingest.js';
 import { depleted, duplicate, receiptOf } from './receipts.js';
 import { usageRecorded } from './recorded.js';
@@ -147,6 +146,9 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
   const targets = plans.filter((p) => p.creditBacked).map((p) => ({ subscriptionId: p.event.subscription_id!, denomination: p.denomination! }));
   let drawer = await openCreditDraws(tx, accountId, targets, now);
   const savepoint = holds.size > 0;
+  // Per plan, once for every round: its counter's id and its draw input (ADR 0029).
+  const counterIds = plans.map((p) => (p.counter ? batchRepo.counterId(p.counter.key) : null));
+  const drawInputs = plans.map((p) => (p.creditBacked ? { ...drawInputOf(p), weight: weights.get(weightId(p))! } : null));
   for (let round = 1; ; round++) {
     if (round > 1) drawer = await openCreditDraws(tx, accountId, targets, now);
     if (savepoint) await sql`savepoint apply_events_round`.execute(tx);
@@ -172,7 +174,7 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
           return receipt;
         };
       }
-      const decided = await decide(plan, used, () => drawer, weights, capture);
+      const decided = await decide(plan, counterIds[i]!, used, () => drawer, drawInputs[i]!, capture);
       if (decided === 'refused') {
         outcomes.push({ status: 'refused', key, error: depleted(plan.denomination) });
         continue;
@@ -180,10 +182,15 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
       stored.set(key, plan.event.id);
       rows.push(decided.row);
       if (decided.counted && plan.counter) {
-        const id = batchRepo.counterId(plan.counter.key);
-        const d = deltas.get(id) ?? { key: plan.counter.key, used: dec(0), revenue: dec(0) };
-        deltas.set(id, { key: d.key, used: d.used.plus(plan.units), revenue: d.revenue.plus(dec(decided.row.revenue_amount)) });
-        billable.push({ plan, units: plan.units.minus(decided.receipt?.usageCovered ?? 0), featureKey: items[i]!.input.featureKey });
+        const id = counterIds[i]!;
+        const d = deltas.get(id);
+        if (d) {
+          d.used = d.used.plus(plan.units);
+          d.revenue = d.revenue.plus(decided.revenue);
+        } else {
+          deltas.set(id, { key: plan.counter.key, used: plan.units, revenue: decided.revenue });
+        }
+        if (recorded) billable.push({ plan, units: plan.units.minus(decided.receipt?.usageCovered ?? 0), featureKey: items[i]!.input.featureKey });
       }
       const { status, receipt } = receiptOf(plan, !decided.counted, decided.receipt);
       outcomes.push({ status: 'stored', httpStatus: status, receipt });
@@ -202,33 +209,34 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
   }
 }
 
+type DrawInput = ReturnType<typeof drawInputOf> & { weight: ResolvedWeight };
 /** Settles the hold of an event's flow through the single-event path (null: no hold to settle, draw as usual). */
-type Capture = (input: ReturnType<typeof drawInputOf> & { weight: ResolvedWeight }) => Promise<CreditReceipt | null>;
+type Capture = (input: DrawInput) => Promise<CreditReceipt | null>;
 
 /**
  * One event against the state the events before it left: over max_usage it is stored zeroed
  * (nothing drawn); a hard-limit pool that cannot cover it refuses it (nothing counted); otherwise it
  * counts, draws, and only the usage the credits did not cover carries revenue.
  */
-async function decide(plan: EventPlan, used: Map<string, Decimal>, drawer: () => CreditDrawer, weights: Map<string, ResolvedWeight>, capture?: Capture) {
+async function decide(plan: EventPlan, counterId: string | null, used: Map<string, Decimal>, drawer: () => CreditDrawer, input: DrawInput | null, capture?: Capture) {
   if (plan.counter?.cap) {
-    const id = batchRepo.counterId(plan.counter.key);
     const { maxUsage, alreadyUsedElsewhere } = plan.counter.cap;
-    if (used.get(id)!.plus(plan.units).plus(dec(alreadyUsedElsewhere)).gt(dec(maxUsage))) {
-      return { counted: false, receipt: null, row: { ...plan.event, ...zeroedColumns(plan) } };
+    if (used.get(counterId!)!.plus(plan.units).plus(dec(alreadyUsedElsewhere)).gt(dec(maxUsage))) {
+      return { counted: false, receipt: null, revenue: dec(0), row: { ...plan.event, ...zeroedColumns(plan) } };
     }
   }
   let row = plan.event;
   let receipt = null;
+  let revenue: Decimal | null = null;
   if (plan.creditBacked) {
-    const input = { ...drawInputOf(plan), weight: weights.get(weightId(plan))! };
     // A flow's hold is captured (or expired first); without one the event draws as usual.
-    const drawn = (capture ? await capture(input) : null) ?? drawer().draw(input);
+    const drawn = (capture ? await capture(input!) : null) ?? drawer().draw(input!);
     if (drawn === 'refused') return 'refused' as const;
     receipt = drawn;
-    const { revenue, context } = afterDraw(plan, drawn);
-    row = { ...row, revenue_amount: revenue.toFixed(), context: toJsonb(context) };
+    const after = afterDrawRendered(plan, drawn);
+    revenue = after.revenue;
+    row = { ...row, revenue_amount: revenue.toFixed(), context: after.context };
   }
-  if (plan.counter) used.set(batchRepo.counterId(plan.counter.key), used.get(batchRepo.counterId(plan.counter.key))!.plus(plan.units));
-  return { counted: true, receipt, row };
+  if (counterId) used.set(counterId, used.get(counterId)!.plus(plan.units));
+  return { counted: true, receipt, revenue: revenue ?? dec(row.revenue_amount), row };
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { arrayLiteral as arr } from '../../platform/db/array-literal.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import type { CounterKey, NewEvent } from './repo.js';
 
@@ -21,8 +22,8 @@ export async function lockCounters(tx: Tx, accountId: string, keys: CounterKey[]
   const { rows } = await sql<{ subscription_id: string; feature_id: string; period_start: Date; used: string }>`
     insert into usage_counters (account_id, subscription_id, feature_id, period_start, used, revenue)
     select ${accountId}::uuid, v.sub_id, v.feature_id, v.period_start, 0, 0
-      from unnest(${sorted.map((k) => k.subscriptionId)}::uuid[], ${sorted.map((k) => k.featureId)}::uuid[],
-                  ${sorted.map((k) => k.periodStart.toISOString())}::timestamptz[]) with ordinality as v(sub_id, feature_id, period_start, n)
+      from unnest(${arr(sorted.map((k) => k.subscriptionId))}::uuid[], ${arr(sorted.map((k) => k.featureId))}::uuid[],
+                  ${arr(sorted.map((k) => k.periodStart.toISOString()))}::timestamptz[]) with ordinality as v(sub_id, feature_id, period_start, n)
      order by v.n
     on conflict (account_id, subscription_id, feature_id, period_start) do update set used = usage_counters.used
     returning subscription_id, feature_id, period_start, used::text as used`.execute(tx);
@@ -34,9 +35,9 @@ export async function addToCounters(tx: Tx, accountId: string, deltas: { key: Co
   if (deltas.length === 0) return;
   await sql`
     update usage_counters set used = usage_counters.used + v.used, revenue = usage_counters.revenue + v.revenue
-      from unnest(${deltas.map((d) => d.key.subscriptionId)}::uuid[], ${deltas.map((d) => d.key.featureId)}::uuid[],
-                  ${deltas.map((d) => d.key.periodStart.toISOString())}::timestamptz[], ${deltas.map((d) => d.used)}::numeric[],
-                  ${deltas.map((d) => d.revenue)}::numeric[]) as v(sub_id, feature_id, period_start, used, revenue)
+      from unnest(${arr(deltas.map((d) => d.key.subscriptionId))}::uuid[], ${arr(deltas.map((d) => d.key.featureId))}::uuid[],
+                  ${arr(deltas.map((d) => d.key.periodStart.toISOString()))}::timestamptz[], ${arr(deltas.map((d) => d.used))}::numeric[],
+                  ${arr(deltas.map((d) => d.revenue))}::numeric[]) as v(sub_id, feature_id, period_start, used, revenue)
      where usage_counters.account_id = ${accountId} and usage_counters.subscription_id = v.sub_id
        and usage_counters.feature_id = v.feature_id and usage_counters.period_start = v.period_start`.execute(tx);
 }
@@ -46,7 +47,7 @@ export async function findStoredKeys(db: Executor, accountId: string, keys: stri
   if (keys.length === 0) return new Map();
   const { rows } = await sql<{ event_idempotency_key: string; id: string }>`
     select event_idempotency_key, event_id as id from usage_event_keys
-     where account_id = ${accountId} and event_idempotency_key = any(${[...new Set(keys)]}::text[])`.execute(db);
+     where account_id = ${accountId} and event_idempotency_key = any(${arr([...new Set(keys)])}::text[])`.execute(db);
   return new Map(rows.map((r) => [r.event_idempotency_key, r.id]));
 }
 
@@ -59,7 +60,7 @@ export async function findStoredKeys(db: Executor, accountId: string, keys: stri
 export async function insertEvents(tx: Tx, rows: NewEvent[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
   const e = [...rows].sort((a, b) => (a.event_idempotency_key < b.event_idempotency_key ? -1 : a.event_idempotency_key > b.event_idempotency_key ? 1 : 0));
-  const col = <T>(f: (r: NewEvent) => T) => e.map(f);
+  const col = (f: (r: NewEvent) => string | null) => arr(e.map(f));
   const { rows: stored } = await sql<{ event_idempotency_key: string }>`
     with v as (
       select * from unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.account_id)}::uuid[], ${col((r) => r.customer_id)}::uuid[],
@@ -92,6 +93,6 @@ export async function insertEvents(tx: Tx, rows: NewEvent[]): Promise<Set<string
 export async function deleteEvents(tx: Tx, accountId: string, ids: string[]) {
   if (ids.length === 0) return;
   await sql`
-    with e as (delete from usage_events where account_id = ${accountId} and id = any(${ids}::uuid[]) returning account_id, event_idempotency_key)
+    with e as (delete from usage_events where account_id = ${accountId} and id = any(${arr(ids)}::uuid[]) returning account_id, event_idempotency_key)
     delete from usage_event_keys k using e where k.account_id = e.account_id and k.event_idempotency_key = e.event_idempotency_key`.execute(tx);
 }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dec } from '../../platform/money.js';
-import { afterDraw, clampOccurredAt, counterKeyOf, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventFacts } from './event-plan.js';
+import { parse } from 'lossless-json';
+import { toJsonb } from '../../platform/db/jsonb.js';
+import { afterDraw, afterDrawRendered, clampOccurredAt, counterKeyOf, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventFacts } from './event-plan.js';
 import type { CheckContext } from './repo.js';
 import type { EventRequest } from './schema.js';
 
@@ -103,6 +105,32 @@ test('when the feature is credit-backed then revenue waits for the draw, and onl
   assert.equal(drawn.revenue.toFixed(), '2', '20 uncovered units × 0.1');
   assert.equal(String(drawn.context.credit_remaining_usage), '20');
   assert.equal(afterDraw(plan, null).revenue.toFixed(), '10', 'no linked pool: every unit is billed');
+});
+
+test('when the many-event path renders a drawn context then it stores what rendering the merged context stores', () => {
+  // jsonb keeps the last of repeated keys: read the texts the same way.
+  const asJsonb = (text: string) => parse(text, null, { parseNumber: (n: string) => dec(n).toFixed(), onDuplicateKey: ({ newValue }) => newValue });
+  const c = context({ credit_denomination: 'tokens', rule_value: { pricing: { model: 'usage', usage_unit_type: 'x', price_per_unit: '0.1' } } });
+  const receipts = [
+    { creditsDeducted: dec('80.5'), usageCovered: dec('80.5'), weightId: null, weightMatch: 'NONE' },
+    { creditsDeducted: dec('0.000001'), usageCovered: dec(0), weightId: '00000000-0000-7000-8000-0000000000aa', weightMatch: 'MODEL "quoted"' },
+  ];
+  const inputs: Partial<EventRequest>[] = [
+    { usageUnits: dec(100) },
+    { usageUnits: dec(3), revenueAmount: dec('1.25'), context: { credit_deducted: 'forged', flowId: 'f-1', nested: { a: [1, dec('0.1')] } } },
+  ];
+  for (const input of inputs) {
+    for (const receipt of [...receipts, null]) {
+      const plan = planEvent(facts(input, c));
+      const merged = afterDraw(plan, receipt);
+      const rendered = afterDrawRendered(plan, receipt);
+      assert.equal(rendered.revenue.toFixed(), merged.revenue.toFixed());
+      assert.deepEqual(asJsonb(rendered.context), asJsonb(toJsonb(merged.context)), JSON.stringify(input));
+    }
+  }
+  const bare = planEvent(facts({}, context({ subscription_id: null })));
+  assert.equal(bare.event.context, '{}');
+  assert.deepEqual(asJsonb(afterDrawRendered(bare, receipts[0]!).context), asJsonb(toJsonb(afterDraw(bare, receipts[0]!).context)), 'an empty context');
 });
 
 test('when an event goes over max_usage then its zeroed columns keep cost null-ness and mark the context', () => {

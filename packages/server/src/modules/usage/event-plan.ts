@@ -1,4 +1,4 @@
-import { toJsonb } from '../../platform/db/jsonb.js';
+import { toJsonb, type Jsonb } from '../../platform/db/jsonb.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
 import { computeCost, computeUsageRevenue, fromStoredRuleValue, type Pricing, type RuleValue } from '../catalog/index.js';
 import { periodContaining } from './domain.js';
@@ -166,6 +166,24 @@ export function drawInputOf(plan: EventPlan) {
     occurredAt: plan.clampedOccurredAt,
     ingestedAt: plan.now,
   };
+}
+
+/**
+ * `afterDraw` with the context already rendered for its jsonb column, for the many-event path
+ * (ADR 0029): the draw's keys are appended to the plan's rendered context instead of rendering a
+ * merged object again. The same five keys the merge would set come last, and jsonb keeps the last
+ * of repeated keys, so the stored context equals `toJsonb(afterDraw(…).context)`
+ * (`event-plan.test.ts`).
+ */
+export function afterDrawRendered(plan: EventPlan, receipt: Parameters<typeof afterDraw>[1]): { revenue: Decimal; context: Jsonb } {
+  const billableUnits = plan.units.minus(receipt?.usageCovered ?? dec(0));
+  const revenue = roundCredits(plan.revenueAmountOverride ?? (plan.pricing ? computeUsageRevenue(plan.pricing, billableUnits) : dec(0)));
+  if (!receipt) return { revenue, context: plan.event.context };
+  const base = plan.event.context;
+  const draw =
+    `"credit_deducted":${receipt.creditsDeducted.toFixed()},"usage_covered_by_credits":${receipt.usageCovered.toFixed()},` +
+    `"credit_remaining_usage":${billableUnits.toFixed()},"credit_weight_id":${JSON.stringify(receipt.weightId)},"credit_weight_match":${JSON.stringify(receipt.weightMatch)}}`;
+  return { revenue, context: (base === '{}' ? `{${draw}` : `${base.slice(0, -1)},${draw}`) as Jsonb };
 }
 
 /**

@@ -7,6 +7,7 @@ import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import { RefParams } from '../customers/index.js';
+import { batchValidatorCompiler } from './batch-validation.js';
 import { checkEntitlement, listEntitlementPage } from './entitlements.js';
 import { groupEventTotals, listEventPage } from './events.js';
 import { ingestEvent } from './ingest.js';
@@ -83,6 +84,7 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post('/api/v1/client/events/batch', {
       config: { customerKey: 'read' },
       bodyLimit: BATCH_BODY_LIMIT_BYTES,
+      validatorCompiler: batchValidatorCompiler,
       schema: {
         tags,
         operationId: 'ingestEventBatch',

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors/app-error.js';
+import { scanJson } from './json.js';
 
 /**
  * Guards at the request edge, before anything recurses over input or hands it to the database.
@@ -23,25 +24,25 @@ export const MAX_PATH_PARAM_LENGTH = 255 * 9;
 
 /** Throws 400 validation_failed when the JSON text nests deeper than MAX_JSON_DEPTH. */
 export function assertJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): void {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
-    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > maxDepth) {
-        throw new AppError('validation_failed', `Validation failed: body: must not nest deeper than ${maxDepth} levels`, {
-          fields: [{ field: 'body', message: `must not nest deeper than ${maxDepth} levels` }],
-        });
-      }
-    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
-      depth--;
-    }
+  assertScannedDepth(scanJson(text).depth, maxDepth);
+}
+
+/** `assertJsonDepth` on the depth a `scanJson` of the text found (the body parser scans once). */
+export function assertScannedDepth(depth: number, maxDepth = MAX_JSON_DEPTH): void {
+  if (depth > maxDepth) {
+    throw new AppError('validation_failed', `Validation failed: body: must not nest deeper than ${maxDepth} levels`, {
+      fields: [{ field: 'body', message: `must not nest deeper than ${maxDepth} levels` }],
+    });
   }
+}
+
+/**
+ * Whether strings decoded from this JSON text can hold NUL or a lone surrogate at all: only through
+ * a `\u` escape (raw control characters are not JSON) or a text that is not well-formed itself. When
+ * not, `assertCleanStrings` on the parsed value has nothing to find and can be skipped.
+ */
+export function mayHoldBadStrings(text: string): boolean {
+  return text.includes('\\u') || !(text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 /** Why a string is refused, or null when it is fine. */
