@@ -15,22 +15,12 @@ import { fileURLToPath } from 'node:url';
 import { afterEach } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { describeViolations, findViolations, waitForSettled } from './a11y.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
 import { createTestAccount, startTestService, type StartOptions, type TestService } from '../../../packages/server/test/harness.js';
 
 export const CONSOLE_DIR = fileURLToPath(new URL('../dist', import.meta.url));
 const SCREENSHOT_DIR = fileURLToPath(new URL('../test-results', import.meta.url));
 
-/** Chromium flags for machines without outside network: no background connections, no sandbox (root). */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
 
 export type ConsoleSession = {
   svc: TestService;
@@ -62,7 +52,7 @@ function slug(name: string): string {
 afterEach(async (t) => {
   const session = current;
   if (!session || session.page.isClosed() || session.page.url() === 'about:blank') return;
-  await session.screenshot(slug(t.fullName));
+  await session.screenshot(slug('fullName' in t ? t.fullName : t.name));
 });
 
 export async function openConsole(options: StartOptions = {}): Promise<ConsoleSession> {
@@ -73,7 +63,7 @@ export async function openConsole(options: StartOptions = {}): Promise<ConsoleSe
   let browser: Browser | undefined;
   try {
     const account = await createTestAccount(svc);
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
     const context = await browser.newContext({ baseURL: svc.baseUrl, viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
