@@ -76,4 +76,33 @@ describe('console: accessibility of every page, both themes (browser)', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     assert.equal(await background(), 'rgb(21, 23, 27)');
   });
+
+  test('when a person uses only the keyboard then they sign in, skip to the content and create a feature', async () => {
+    const { page } = c;
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto('/login');
+    await page.getByRole('heading', { name: 'Sign in to Tally' }).waitFor();
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('name') ?? document.activeElement?.textContent ?? '');
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'username', 'the first tab stop is the username');
+    await page.keyboard.type(c.account.username);
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'password');
+    await page.keyboard.type(c.account.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'Skip to content', 'the skip link is the first tab stop of the console');
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    assert.notEqual(outline, 'none', 'the focused control shows a focus ring');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Features', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    const form = page.getByRole('form', { name: 'New feature' });
+    await form.getByLabel('Name').focus();
+    await page.keyboard.type('Keyboard feature');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('kbd.feature');
+    await page.keyboard.press('Enter');
+    await page.getByRole('cell', { name: 'kbd.feature' }).waitFor();
+  });
 });

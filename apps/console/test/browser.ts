@@ -46,7 +46,7 @@ function slug(name: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '')
-    .slice(0, 90);
+    .slice(0, 120);
 }
 
 afterEach(async (t) => {
