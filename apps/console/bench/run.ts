@@ -35,7 +35,9 @@ try {
   console.log(`\nconsole: overview on ${backend === 'pglite' ? 'the embedded database (PGlite)' : 'PostgreSQL'}, ${EVENTS.toLocaleString('en')} events over 30 days, ${seeded.customers.length} customers (seeded in ${(seeded.seedMs / 1000).toFixed(1)} s)`);
   // The overview's two API calls, each alone (median of 5), to say where the paint's time goes;
   // beside them the three grouped reads the page made before the events overview route (ADR 0027).
-  const asOf = (await svc.http.get('/api/v1/monetization/billing/overview', { auth: account.token })).body.data.asOf as string;
+  // After a long SQL seed the client's idle keep-alive socket may already be closed by the server: retry once.
+  const get = (path: string) => svc.http.get(path, { auth: account.token }).catch(() => svc.http.get(path, { auth: account.token }));
+  const asOf = (await get('/api/v1/monetization/billing/overview')).body.data.asOf as string;
   const from = new Date(Date.parse(`${asOf.slice(0, 10)}T00:00:00Z`) - 29 * 86_400_000).toISOString();
   const calls = [
     ['billing overview', '/api/v1/monetization/billing/overview'],
@@ -46,7 +48,7 @@ try {
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t0 = performance.now();
-      const res = await svc.http.get(path, { auth: account.token });
+      const res = await get(path);
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text.slice(0, 200)}`);
       times.push(performance.now() - t0);
     }

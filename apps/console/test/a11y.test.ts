@@ -9,7 +9,7 @@ import { openConsole, type ConsoleSession } from './browser.js';
  * its link), a plan and a customer page, and the login page, each in the light and the dark theme,
  * with axe-core finding no serious or critical violation (contrast is checked per theme).
  */
-describe('console: accessibility of every page, both themes (browser)', () => {
+describe('console: accessibility of every page in both themes, the keyboard, time zones (browser)', () => {
   let c: ConsoleSession;
   let planId: string;
   let customerId: string;
@@ -104,5 +104,24 @@ describe('console: accessibility of every page, both themes (browser)', () => {
     await page.keyboard.type('kbd.feature');
     await page.keyboard.press('Enter');
     await page.getByRole('cell', { name: 'kbd.feature' }).waitFor();
+  });
+
+  test("when the user's zone is not UTC then dates show in that zone with the UTC instant on hover", async () => {
+    const context = await c.browser.newContext({ baseURL: c.svc.baseUrl, timezoneId: 'America/New_York', locale: 'en-US' });
+    try {
+      const page = await context.newPage();
+      await page.goto(`/login?next=${encodeURIComponent(`/customers/${customerId}`)}`);
+      await page.getByLabel('Username').fill(c.account.username);
+      await page.getByLabel('Password').fill(c.account.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      // The customer was created at the service's frozen 2026-03-10T12:00:00Z: 8:00 AM in New York (EDT since March 8).
+      const created = page.locator('main p.muted time').first();
+      await created.waitFor();
+      assert.match(await created.innerText(), /^Mar 10, 2026, 8:00\sAM$/);
+      assert.equal(await created.getAttribute('title'), '2026-03-10T12:00:00Z UTC');
+      assert.match((await created.getAttribute('datetime')) ?? '', /^2026-03-10T12:00:00(\.000)?Z$/);
+    } finally {
+      await context.close();
+    }
   });
 });
