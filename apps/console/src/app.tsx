@@ -4,6 +4,7 @@ import { RequireAuth, useAuth } from './auth';
 import { useConsoleInfo } from './console-info';
 import { NAV, visibleNav, type ModuleName } from './nav';
 import { LoginPage } from './pages/login';
+import { ThemeSelect } from './theme';
 import { Loading } from './ui';
 
 const AccountPage = lazy(() => import('./pages/account'));
@@ -98,6 +99,7 @@ function Shell() {
           </div>
         ))}
         <div className="signed-in">
+          <ThemeSelect />
           <span>Signed in as {session?.username}</span>
           <button type="button" className="secondary" onClick={() => signOut('signed-out')}>
             Sign out

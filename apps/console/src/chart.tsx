@@ -2,6 +2,12 @@ import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
+/** Room for a value axis' longest label (uPlot's fixed default clips "50,000"). */
+function axisSize(_self: uPlot, values: string[] | null): number {
+  const longest = (values ?? []).reduce((n, v) => Math.max(n, String(v ?? '').length), 0);
+  return Math.max(40, 14 + longest * 8);
+}
+
 export type ChartSeries = { label: string; values: (number | null)[]; color: string; axis?: 'left' | 'right'; bars?: boolean };
 
 /**
@@ -26,8 +32,8 @@ export function DayChart({ title, days, series, height = 220 }: { title: string;
         scales: { x: { time: true }, ...(hasRight ? { right: { auto: true } } : {}) },
         axes: [
           { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.15)' } },
-          { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.15)' } },
-          ...(hasRight ? [{ scale: 'right', side: 1, stroke: 'currentColor', grid: { show: false } }] : []),
+          { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.15)' }, size: axisSize },
+          ...(hasRight ? [{ scale: 'right', side: 1, stroke: 'currentColor', grid: { show: false }, size: axisSize }] : []),
         ],
         series: [
           {},

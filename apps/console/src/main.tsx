@@ -6,6 +6,7 @@ import { ApiError } from './api';
 import { App } from './app';
 import { AuthProvider } from './auth';
 import './styles.css';
+import { initTheme } from './theme';
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -17,6 +18,8 @@ const queryClient = new QueryClient({
     },
   },
 });
+
+initTheme();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -26,7 +26,7 @@ export function ErrorNote({ error, title }: { error: unknown; title?: string }) 
 
 export function Loading({ what }: { what: string }) {
   return (
-    <p className="muted" role="status" aria-live="polite">
+    <p className="muted" role="status" aria-live="polite" data-loading="">
       Loading {what}…
     </p>
   );

@@ -121,7 +121,7 @@ function PricingPreview({ slug }: { slug: string | null }) {
               <p className="muted small">
                 <a href={`/public/v1/catalog/${slug}/pricing.json`}>/public/v1/catalog/{slug}/pricing.json</a>
               </p>
-              <pre data-testid="pricing-json">{text}</pre>
+              <pre data-testid="pricing-json" tabIndex={0} aria-label="pricing.json">{text}</pre>
             </div>
           )}
         </QueryView>
@@ -149,7 +149,7 @@ curl -s -H "Authorization: Bearer $CK" ${origin}/api/v1/client/credits/$REF/pool
     <>
       <h2>Agent quick start</h2>
       <div className="copy-block">
-        <pre data-testid="quick-start">{text}</pre>
+        <pre data-testid="quick-start" tabIndex={0} aria-label="Agent quick start commands">{text}</pre>
         <button type="button" className="secondary" onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true), () => setCopied(false))}>
           {copied ? 'Copied' : 'Copy quick start'}
         </button>

@@ -110,11 +110,13 @@ const isoOf = (local: string) => new Date(local).toISOString();
 function Warnings({ warnings }: { warnings: Warning[] | undefined }) {
   if (!warnings?.length) return null;
   return (
-    <ul className="notice" role="note">
-      {warnings.map((w, i) => (
-        <li key={i}>{(w as { message?: string }).message ?? JSON.stringify(w)}</li>
-      ))}
-    </ul>
+    <div className="notice" role="note">
+      <ul>
+        {warnings.map((w, i) => (
+          <li key={i}>{(w as { message?: string }).message ?? JSON.stringify(w)}</li>
+        ))}
+      </ul>
+    </div>
   );
 }
 

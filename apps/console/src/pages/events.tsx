@@ -105,7 +105,7 @@ export default function EventsPage() {
                                 type="button"
                                 className="secondary"
                                 aria-expanded={open === e.id}
-                                aria-label={`Receipt of ${e.eventIdempotencyKey}`}
+                                aria-label={`${formatCredits(drawn)}: receipt of ${e.eventIdempotencyKey}`}
                                 onClick={() => setOpen(open === e.id ? null : e.id)}
                               >
                                 {formatCredits(drawn)}

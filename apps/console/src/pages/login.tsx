@@ -3,6 +3,7 @@ import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api';
 import { sessionEndOf, useAuth } from '../auth';
 import { useConsoleInfo } from '../console-info';
+import { ThemeSelect } from '../theme';
 import { ErrorNote } from '../ui';
 
 /** Only a path of this console: `next` never sends the user to another origin. */
@@ -74,6 +75,7 @@ export function LoginPage() {
           </p>
         ) : null}
       </form>
+      <ThemeSelect />
     </main>
   );
 }

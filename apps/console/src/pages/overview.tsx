@@ -3,34 +3,24 @@ import { useMemo } from 'react';
 import { api, unwrap, type Schemas } from '../api';
 import { DayChart, type ChartSeries } from '../chart';
 import { formatCount, formatCredits, formatMoney } from '../format';
-import { Empty, ErrorNote, Loading, PageHeader, QueryView } from '../ui';
+import { Empty, PageHeader, QueryView } from '../ui';
 
 const WINDOW_DAYS = 30;
 const TOP = 5;
 
-type Groups = Schemas['EventGroups'];
+type EventOverview = Schemas['EventOverview'];
+type Totals = EventOverview['topFeatures'][number];
 
-/** The 30 UTC days ending on `asOf`'s day, oldest first, and the window's start. */
-function windowOf(asOf: string): { days: string[]; from: string } {
-  const end = Date.parse(`${asOf.slice(0, 10)}T00:00:00Z`);
-  const days = Array.from({ length: WINDOW_DAYS }, (_, i) => new Date(end - (WINDOW_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
-  return { days, from: `${days[0]}T00:00:00Z` };
-}
-
-function useGroups(groupBy: 'day' | 'feature' | 'customer', from: string | undefined) {
-  return useQuery({
-    queryKey: ['event-groups', groupBy, from],
-    enabled: from !== undefined,
-    queryFn: () => unwrap(api.GET('/api/v1/tanso/events/grouped', { params: { query: { groupBy, from: from!, eventType: 'CLIENT_TRACKED' } } })),
-  });
-}
-
+/**
+ * The billing figures and the usage figures are two independent reads sent together: the page
+ * paints after one round trip (the usage window is the service's, so no call waits for another).
+ */
 export default function OverviewPage() {
   const overview = useQuery({ queryKey: ['billing-overview'], queryFn: () => unwrap(api.GET('/api/v1/monetization/billing/overview')) });
-  const window = overview.data ? windowOf(String(overview.data.asOf)) : undefined;
-  const byDay = useGroups('day', window?.from);
-  const byFeature = useGroups('feature', window?.from);
-  const byCustomer = useGroups('customer', window?.from);
+  const usage = useQuery({
+    queryKey: ['event-overview', WINDOW_DAYS],
+    queryFn: () => unwrap(api.GET('/api/v1/tanso/events/overview', { params: { query: { days: WINDOW_DAYS, top: TOP, eventType: 'CLIENT_TRACKED' } } })),
+  });
 
   return (
     <section>
@@ -57,31 +47,32 @@ export default function OverviewPage() {
           </dl>
         )}
       </QueryView>
-      {window ? (
-        <>
-          <QueryView query={byDay} what="events per day">
-            {(groups) => <DailyCharts days={window.days} groups={groups} />}
-          </QueryView>
-          <div className="two-columns">
-            <TopTable title="Top features" keyLabel="Feature" query={byFeature} />
-            <TopTable title="Top customers by usage" keyLabel="Customer" query={byCustomer} />
-          </div>
-        </>
-      ) : null}
+      <QueryView query={usage} what="usage of the last 30 days">
+        {(u) => (
+          <>
+            <DailyCharts usage={u} />
+            <div className="two-columns">
+              <TopTable title="Top features" keyLabel="Feature" rows={u.topFeatures} />
+              <TopTable title="Top customers by usage" keyLabel="Customer" rows={u.topCustomers} />
+            </div>
+          </>
+        )}
+      </QueryView>
     </section>
   );
 }
 
-function DailyCharts({ days, groups }: { days: string[]; groups: Groups }) {
-  const series = useMemo<ChartSeries[]>(() => {
-    const byKey = new Map(groups.items.map((g) => [g.key, g]));
-    // Plotted as numbers (a picture); the figures in text come from the exact decimals.
-    return [
-      { label: 'Events', values: days.map((d) => byKey.get(d)?.eventCount ?? 0), color: '#2553c7', bars: true },
-      { label: 'Revenue', values: days.map((d) => Number(byKey.get(d)?.revenueAmount ?? 0)), color: '#1d8a4a', axis: 'right' },
-    ];
-  }, [days, groups]);
-  const total = groups.items.reduce((n, g) => n + g.eventCount, 0);
+function DailyCharts({ usage }: { usage: EventOverview }) {
+  const days = useMemo(() => usage.days.map((d) => d.day), [usage]);
+  const series = useMemo<ChartSeries[]>(
+    () => [
+      // Plotted as numbers (a picture); the figures in text come from the exact decimals.
+      { label: 'Events', values: usage.days.map((d) => d.eventCount), color: '#2553c7', bars: true },
+      { label: 'Revenue', values: usage.days.map((d) => Number(d.revenueAmount)), color: '#1d8a4a', axis: 'right' },
+    ],
+    [usage],
+  );
+  const total = usage.days.reduce((n, d) => n + d.eventCount, 0);
   return (
     <>
       <p className="muted" data-testid="events-30d">
@@ -92,12 +83,8 @@ function DailyCharts({ days, groups }: { days: string[]; groups: Groups }) {
   );
 }
 
-function TopTable({ title, keyLabel, query }: { title: string; keyLabel: string; query: ReturnType<typeof useGroups> }) {
-  if (query.isPending) return <Loading what={title.toLowerCase()} />;
-  if (query.error) return <ErrorNote error={query.error} title={`Could not load ${title.toLowerCase()}`} />;
-  const top = [...query.data.items]
-    .sort((a, b) => b.eventCount - a.eventCount || String(a.key).localeCompare(String(b.key)))
-    .slice(0, TOP);
+function TopTable({ title, keyLabel, rows }: { title: string; keyLabel: string; rows: Totals[] }) {
+  const top = rows;
   return (
     <div>
       <h2>{title}</h2>
@@ -121,9 +108,9 @@ function TopTable({ title, keyLabel, query }: { title: string; keyLabel: string;
           </thead>
           <tbody>
             {top.map((g) => (
-              <tr key={String(g.key)}>
+              <tr key={g.key}>
                 <td>
-                  <code>{g.key ?? '—'}</code>
+                  <code>{g.key}</code>
                 </td>
                 <td className="num">{formatCount(g.eventCount)}</td>
                 <td className="num">{formatCredits(g.usageUnits)}</td>

@@ -2411,6 +2411,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tanso/events/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Events per UTC day over the last `days` days, with the top features and customers: the console overview in one read */
+        get: operations["getUsageEventOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -3031,6 +3048,44 @@ export interface components {
             }[];
             /** @description True when there were more than 1,000 groups (the first 1,000 in key order are listed) */
             truncated: boolean;
+        };
+        EventOverview: {
+            /** @description Every day of the window, oldest first; a day without events has zeros */
+            days: {
+                costAmount: number;
+                /** @description UTC day, YYYY-MM-DD */
+                day: string;
+                eventCount: number;
+                revenueAmount: number;
+                usageUnits: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description Start of the window: 00:00 UTC of its first day
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the window (exclusive): 00:00 UTC after the service's current day
+             */
+            to: string;
+            /** @description Most events first, then reference */
+            topCustomers: {
+                costAmount: number;
+                eventCount: number;
+                /** @description Customer reference */
+                key: string;
+                revenueAmount: number;
+                usageUnits: number;
+            }[];
+            /** @description Most events first, then key */
+            topFeatures: {
+                costAmount: number;
+                eventCount: number;
+                key: string;
+                revenueAmount: number;
+                usageUnits: number;
+            }[];
         };
         Feature: {
             /** Format: date-time */
@@ -19345,6 +19400,90 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["EventGroups"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUsageEventOverview: {
+        parameters: {
+            query?: {
+                /** @description Whole UTC days in the window, ending with the service's current day (default 30) */
+                days?: number;
+                eventType?: "CLIENT_TRACKED" | "ENTITLEMENT_CHECKED";
+                /** @description Features and customers listed, most events first (default 5) */
+                top?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EventOverview"];
                         /** @enum {boolean} */
                         success: true;
                     };

@@ -101,3 +101,47 @@ export async function sumFeatureEventTotals(ctx: Pick<AppContext, 'db' | 'batche
   const rows = await repo.sumEventsPerFeature(ctx.db, accountId, featureIds, from, to);
   return new Map(rows.map((r) => [r.feature_id, { eventCount: Number(r.event_count), revenueAmount: dec(r.revenue_amount), costAmount: dec(r.cost_amount) }]));
 }
+
+const DAY_MS = 86_400_000;
+
+/** The overview's window: `days` whole UTC days ending with `now`'s day, as a half-open [from, to). */
+export function overviewWindow(now: Date, days: number): { from: Date; to: Date; dayKeys: string[] } {
+  const to = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + DAY_MS;
+  const from = to - days * DAY_MS;
+  const dayKeys = Array.from({ length: days }, (_, i) => new Date(from + i * DAY_MS).toISOString().slice(0, 10));
+  return { from: new Date(from), to: new Date(to), dayKeys };
+}
+
+type Totals = { eventCount: number; usageUnits: Decimal; revenueAmount: Decimal; costAmount: Decimal };
+
+const toTotals = (r: repo.EventOverviewRow): Totals => ({
+  eventCount: Number(r.event_count),
+  usageUnits: dec(r.usage_units),
+  revenueAmount: dec(r.revenue_amount),
+  costAmount: dec(r.cost_amount),
+});
+
+/**
+ * The console overview's usage figures in one read: every day of the window (zeros included), and
+ * the `top` features and customers by event count (ties by key), from one grouped scan.
+ */
+export async function getEventOverview(ctx: AppContext, accountId: string, q: { days: number; top: number; eventType?: 'CLIENT_TRACKED' | 'ENTITLEMENT_CHECKED' | undefined }) {
+  const { from, to, dayKeys } = overviewWindow(ctx.clock.now(), q.days);
+  await ctx.batches.flush(); // this node's checks written behind count too (ADR 0013)
+  const rows = await repo.overviewEvents(ctx.db, accountId, { from, to, eventType: q.eventType });
+  const byDay = new Map(rows.filter((r) => r.dimension === 'day').map((r) => [r.key, toTotals(r)]));
+  const zero = (): Totals => ({ eventCount: 0, usageUnits: dec('0'), revenueAmount: dec('0'), costAmount: dec('0') });
+  const top = (dimension: 'feature' | 'customer') =>
+    rows
+      .filter((r) => r.dimension === dimension)
+      .map((r) => ({ key: r.key, ...toTotals(r) }))
+      .sort((a, b) => b.eventCount - a.eventCount || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .slice(0, q.top);
+  return {
+    from,
+    to,
+    days: dayKeys.map((day) => ({ day, ...(byDay.get(day) ?? zero()) })),
+    topFeatures: top('feature'),
+    topCustomers: top('customer'),
+  };
+}

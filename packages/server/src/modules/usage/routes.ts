@@ -9,7 +9,7 @@ import { dec } from '../../platform/money.js';
 import { RefParams } from '../customers/index.js';
 import { batchValidatorCompiler } from './batch-validation.js';
 import { checkEntitlement, listEntitlementPage } from './entitlements.js';
-import { groupEventTotals, listEventPage } from './events.js';
+import { getEventOverview, groupEventTotals, listEventPage } from './events.js';
 import { ingestEvent } from './ingest.js';
 import { ingestBatch } from './ingest-batch.js';
 import { getUsageReport } from './report.js';
@@ -23,6 +23,8 @@ import {
   EventBatchResultSchema,
   EventGroupQuery,
   EventGroupsSchema,
+  EventOverviewQuery,
+  EventOverviewSchema,
   EventListQuery,
   EventReceiptSchema,
   EventRequestSchema,
@@ -121,5 +123,8 @@ export function usageAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/v1/tanso/events/grouped', {
       schema: { tags: ['Usage events (admin)'], operationId: 'groupUsageEvents', summary: 'Usage events summed per customer, feature, event name, model or UTC day, with the event list filters', querystring: EventGroupQuery, response: { 200: envelopeSchema(EventGroupsSchema) } },
     }, async (request) => ok(await groupEventTotals(ctx, accountIdOf(request), request.query)));
+    app.get('/api/v1/tanso/events/overview', {
+      schema: { tags: ['Usage events (admin)'], operationId: 'getUsageEventOverview', summary: 'Events per UTC day over the last `days` days, with the top features and customers: the console overview in one read', querystring: EventOverviewQuery, response: { 200: envelopeSchema(EventOverviewSchema) } },
+    }, async (request) => ok(await getEventOverview(ctx, accountIdOf(request), request.query)));
   };
 }

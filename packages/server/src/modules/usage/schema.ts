@@ -171,6 +171,24 @@ export const EventGroupsSchema = z
   })
   .meta({ id: 'EventGroups' });
 
+export const EventOverviewQuery = z.object({
+  days: z.coerce.number().int().min(1).max(366).default(30).describe('Whole UTC days in the window, ending with the service\'s current day (default 30)'),
+  top: z.coerce.number().int().min(1).max(100).default(5).describe('Features and customers listed, most events first (default 5)'),
+  eventType: z.enum(['CLIENT_TRACKED', 'ENTITLEMENT_CHECKED']).optional(),
+});
+
+const EventTotalsShape = { eventCount: z.number().int(), usageUnits: decimalOutput, revenueAmount: decimalOutput, costAmount: decimalOutput };
+
+export const EventOverviewSchema = z
+  .object({
+    from: z.date().describe('Start of the window: 00:00 UTC of its first day'),
+    to: z.date().describe('End of the window (exclusive): 00:00 UTC after the service\'s current day'),
+    days: z.array(z.object({ day: z.string().describe('UTC day, YYYY-MM-DD'), ...EventTotalsShape })).describe('Every day of the window, oldest first; a day without events has zeros'),
+    topFeatures: z.array(z.object({ key: z.string(), ...EventTotalsShape })).describe('Most events first, then key'),
+    topCustomers: z.array(z.object({ key: z.string().describe('Customer reference'), ...EventTotalsShape })).describe('Most events first, then reference'),
+  })
+  .meta({ id: 'EventOverview' });
+
 export const StoredEventSchema = z.object({
   id: z.uuid(),
   eventName: z.string(),

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
 
-/** The console overview's admin reads: GET /billing/overview and GET /tanso/events/grouped. */
+/** The console overview's admin reads: GET /billing/overview, GET /tanso/events/overview and GET /tanso/events/grouped. */
 describe('overview figures (admin)', () => {
   let svc: TestService;
   let m: ReturnType<typeof monetization>;
@@ -53,6 +53,36 @@ describe('overview figures (admin)', () => {
     assert.deepEqual(byCustomer.items.map((i: any) => [i.key, i.usageUnits]), [['a', 5], ['b', 1]]);
     const byFeature = await m.expectOk(m.api('GET', `/api/v1/tanso/events/grouped?groupBy=feature&from=2026-03-09T00:00:00Z`));
     assert.deepEqual(byFeature.items.map((i: any) => i.key), [featureKey]);
+  });
+
+  test('when the events overview is read then every day of the window is listed (zeros too) with the top features and customers, exact', async () => {
+    const three = await m.expectOk(m.api('GET', '/api/v1/tanso/events/overview?days=3&eventType=CLIENT_TRACKED'));
+    assert.equal(three.from, '2026-03-08T00:00:00.000Z');
+    assert.equal(three.to, '2026-03-11T00:00:00.000Z', 'the window ends with the service clock\'s UTC day');
+    // Revenue at 0.002 a unit: b's subscription does not bill yet (its first invoice is DUE), so its unit earns nothing.
+    assert.deepEqual(
+      three.days.map((d: any) => [d.day, d.eventCount, d.usageUnits, d.revenueAmount]),
+      [['2026-03-08', 1, 2, 0.004], ['2026-03-09', 2, 4, 0.006], ['2026-03-10', 0, 0, 0]],
+    );
+    assert.deepEqual(three.topFeatures.map((f: any) => [f.key, f.eventCount, f.usageUnits]), [[featureKey, 3, 6]]);
+    assert.deepEqual(three.topCustomers.map((c: any) => [c.key, c.eventCount, c.usageUnits]), [['a', 2, 5], ['b', 1, 1]]);
+    // Two days leave out 03-08: a and b tie on one event each and are listed by reference.
+    const two = await m.expectOk(m.api('GET', '/api/v1/tanso/events/overview?days=2&top=1'));
+    assert.deepEqual(two.days.map((d: any) => [d.day, d.eventCount]), [['2026-03-09', 2], ['2026-03-10', 0]]);
+    assert.deepEqual(two.topCustomers.map((c: any) => [c.key, c.usageUnits]), [['a', 3]]);
+    const checks = await m.expectOk(m.api('GET', '/api/v1/tanso/events/overview?eventType=ENTITLEMENT_CHECKED'));
+    assert.equal(checks.days.length, 30);
+    assert.equal(checks.days.reduce((n: number, d: any) => n + d.eventCount, 0), 0);
+    assert.deepEqual(checks.topCustomers, []);
+  });
+
+  test('when the events overview is asked for 0 or 367 days or top 0 then 400 validation_failed; without a JWT 401', async () => {
+    for (const query of ['days=0', 'days=367', 'days=x', 'top=0', 'eventType=OTHER']) {
+      const res = await m.api('GET', `/api/v1/tanso/events/overview?${query}`);
+      assert.equal(res.status, 400, query);
+      assert.equal(res.body.error.code, 'validation_failed', query);
+    }
+    assert.equal((await svc.http.get('/api/v1/tanso/events/overview')).status, 401);
   });
 
   test('when an operator reads a customer usage report then it is the Client API report', async () => {
