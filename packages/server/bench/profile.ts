@@ -3,7 +3,7 @@
  * V8 CPU profiler in it (the one `node --cpu-prof` uses, here around the measured load only),
  * drives one scenario for BENCH_SECONDS at 50 connections, writes the profile and prints its
  * summary (bench/profile-summary.ts). Diagnostic only (ADR 0010, 0014).
- *   node --import tsx bench/profile.ts pk|check|check-norec|ingest|credit-hot [--embedded]
+ *   node --import tsx bench/profile.ts pk|check|check-norec|evaluate|ingest|credit-spread|credit-hot [--embedded]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,6 +37,13 @@ const scenarios: Record<string, Scenario> = {
   check: { name: 'entitlement-get', method: 'GET', path: () => `/api/v1/client/entitlements/bench-${n++ % 50}/${featureKey}` },
   'check-norec': { name: 'entitlement-get-norec', method: 'GET', path: () => `/api/v1/client/entitlements/bench-${n++ % 50}/${featureKey}?record=false` },
   ingest: { name: 'ingest-spread', method: 'POST', path: '/api/v1/client/events', body: event(() => `bench-${n++ % 50}`, featureKey), events: (s) => (s < 300 || s === 409 ? 1 : 0) },
+  'credit-spread': { name: 'credit-ingest-spread', method: 'POST', path: '/api/v1/client/events', body: event(() => `bench-credit-${n++ % 50}`, creditFeatureKey), events: (s) => (s < 300 || s === 409 ? 1 : 0) },
+  evaluate: {
+    name: 'entitlement-evaluate',
+    method: 'POST',
+    path: '/api/v1/client/entitlements',
+    body: () => JSON.stringify({ customerReferenceId: `bench-${n++ % 50}`, featureKey, usage: { usageUnits: 3, model: 'gpt' } }),
+  },
   'credit-hot': { name: 'credit-ingest-hot', method: 'POST', path: '/api/v1/client/events', body: event(() => 'bench-credit-0', creditFeatureKey), events: (s) => (s < 300 || s === 409 ? 1 : 0) },
 };
 function ask(message: unknown, answer: string): Promise<void> {

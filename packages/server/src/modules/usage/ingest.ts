@@ -26,7 +26,7 @@ import type { EventRequest } from './schema.js';
  * eventIdempotencyKey is 409 and leaves the first event as it was.
  *
  * Setup (lock-free reads) → compute (a plan of what to write) → execute: an event that draws no
- * credits is one statement; a credit-backed event joins its customer's lane (hot-queue.ts), whose
+ * credits is one statement; a credit-backed event joins its account's lane (hot-queue.ts), whose
  * concurrent events share one transaction (apply-events.ts), each decided as if alone; under an
  * Idempotency-Key (whose journal records this request's own transactions) or with grouping off it
  * is one transaction of its own holding the counter and pool locks for its writes only.
@@ -57,9 +57,9 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
     const flowId = input.flowId ?? input.context?.flowId ?? null;
     const grouped = (c: repo.IngestContext) => Boolean(c.feature_id) && isCreditBacked(c) && ctx.config.ingestGroupMaxEvents > 1 && !isRecorded() && flowId === null;
     if (remembered && grouped(remembered)) {
-      // A credit-backed event of a known customer joins its lane at once: the group reads the
+      // A credit-backed event of a known customer joins its account's lane at once: the group reads the
       // contexts of all its events in one statement (apply-events.ts).
-      return await submitToLane(ctx, principal.accountId, remembered.customer_id, { input, ref, key });
+      return await submitToLane(ctx, principal.accountId, { input, ref, key });
     }
     // Not under an Idempotency-Key: its request's transactions are replayed by position (ADR 0004),
     // so a retry must take the same path as the first attempt, whatever this node remembers.
@@ -93,9 +93,9 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
       });
     }
     if (preloaded?.feature_id && grouped(preloaded)) {
-      // Concurrent events of this customer share one transaction per group (ADR 0011). An event of a
+      // Concurrent events of this account share one transaction per group (ADR 0011, 0028). An event of a
       // flow keeps its own transaction, the path where a reservation held for the flow is settled (ADR 0012).
-      return await submitToLane(ctx, principal.accountId, preloaded.customer_id, { input, ref, key, context: preloaded });
+      return await submitToLane(ctx, principal.accountId, { input, ref, key, context: preloaded });
     }
     const weight =
       preloaded?.feature_id && isCreditBacked(preloaded)
@@ -114,9 +114,9 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
   }
 }
 
-/** A credit-backed event through its customer's lane (hot-queue.ts): its own outcome once its group committed. */
-async function submitToLane(ctx: AppContext, accountId: string, customerId: string, item: EventItem) {
-  const outcome = await hotPoolQueue(ctx).submit(accountId, customerId, item);
+/** A credit-backed event through its account's lane (hot-queue.ts): its own outcome once its group committed. */
+async function submitToLane(ctx: AppContext, accountId: string, item: EventItem) {
+  const outcome = await hotPoolQueue(ctx).submit(accountId, item);
   if (outcome.status !== 'stored') throw outcome.error;
   return { status: outcome.httpStatus, receipt: outcome.receipt };
 }
