@@ -32,7 +32,14 @@ export class HotPoolQueue {
     let lane = this.lanes.get(accountId);
     if (!lane) this.lanes.set(accountId, (lane = { accountId, waiting: [], running: false }));
     const outcome = new Promise<EventOutcome>((resolve, reject) => lane.waiting.push({ item, resolve, reject }));
-    if (!lane.running) void this.drain(accountId, lane);
+    if (!lane.running) {
+      // The group starts at the end of this turn of the event loop, not at once: on the embedded
+      // database a request runs to its answer without yielding to I/O (PGlite answers in
+      // microtasks), so an immediate start saw every event alone; the requests read in the same turn
+      // now join it. No timer: an idle lane adds no wait.
+      lane.running = true;
+      setImmediate(() => void this.drain(accountId, lane));
+    }
     return outcome;
   }
 
