@@ -58,6 +58,15 @@ export class HotPoolQueue {
   }
 
   private async applyGroup(accountId: string, group: Waiter[]) {
+    const alone = group.length === 1 ? group[0]!.item.alone : undefined;
+    if (alone) {
+      try {
+        const outcome = await alone();
+        if (outcome) return group[0]!.resolve(outcome);
+      } catch (err) {
+        return group[0]!.reject(err);
+      }
+    }
     try {
       const outcomes = await this.apply(accountId, group.map((w) => w.item));
       group.forEach((w, i) => w.resolve(outcomes[i]!));

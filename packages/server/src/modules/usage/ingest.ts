@@ -12,7 +12,7 @@ import { customerReferenceRequired, ensureCustomerForEvent, getCustomerById } fr
 import { resolveWeightCached, type ResolvedWeight } from '../credits/index.js';
 import { captureForEvent, drawCredits, flowHasOpenHold } from './credits-seam.js';
 import { afterDraw, drawInputOf, clampOccurredAt, counterKeyOf, isCreditBacked, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
-import type { EventItem } from './apply-events.js';
+import type { EventItem, EventOutcome } from './apply-events.js';
 import { hotPoolQueue } from './hot-queue.js';
 import { duplicate, receiptOf } from './receipts.js';
 import { usageRecorded } from './recorded.js';
@@ -64,11 +64,22 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
     // Not under an Idempotency-Key: its request's transactions are replayed by position (ADR 0004),
     // so a retry must take the same path as the first attempt, whatever this node remembers.
     if (remembered && plannableFromMemory(remembered) && !isRecorded()) {
-      const plan = planEvent({ accountId: principal.accountId, context: remembered, input, key, eventId: newId(), now, usedInCounterPeriod: null });
-      const guard = { customerRef: ref, featureKey: input.featureKey, fingerprint: remembered.fingerprint };
-      const counted = await withStatement(ctx.db, (db) => repo.insertEventCounting(db, plan.event, zeroedColumns(plan), plan.counter!, guard));
-      if (counted !== null) return receiptOf(plan, !counted, null);
-      memory.forget(principal.accountId, ref, input.featureKey);
+      const alone = async (): Promise<EventOutcome | null> => {
+        const plan = planEvent({ accountId: principal.accountId, context: remembered, input, key, eventId: newId(), now, usedInCounterPeriod: null });
+        const guard = { customerRef: ref, featureKey: input.featureKey, fingerprint: remembered.fingerprint };
+        const counted = await withStatement(ctx.db, (db) => repo.insertEventCounting(db, plan.event, zeroedColumns(plan), plan.counter!, guard));
+        if (counted === null) {
+          memory.forget(principal.accountId, ref, input.featureKey);
+          return null;
+        }
+        const { status, receipt } = receiptOf(plan, !counted, null);
+        return { status: 'stored', httpStatus: status, receipt };
+      };
+      // Concurrent plain events of the account share a transaction (ADR 0028); one event alone is
+      // still the one guarded statement, and a changed context is read again by the group.
+      if (ctx.config.ingestGroupMaxEvents > 1) return await submitToLane(ctx, principal.accountId, { input, ref, key, alone });
+      const outcome = await alone();
+      if (outcome?.status === 'stored') return { status: outcome.httpStatus, receipt: outcome.receipt };
     }
     const preloaded = await repo.loadIngestContext(ctx.db, principal.accountId, ref, input.featureKey);
     if (preloaded?.feature_id) memory.set(principal.accountId, ref, input.featureKey, preloaded);
