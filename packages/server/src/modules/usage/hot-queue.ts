@@ -3,8 +3,10 @@ import { applyEvents, type EventItem, type EventOutcome } from './apply-events.j
 
 /**
  * Hot-pool grouping (ADR 0011, ADR 0028): in each node, one lane per account for its credit-backed
- * single events. A lane with nothing in flight applies an arriving event at once (no added wait at
- * low load); events that arrive while a transaction is in flight queue, and the next transaction
+ * single events and its plain counted events of known contexts. A lane with nothing in flight
+ * applies an arriving event at the end of the event-loop turn (no timer; an event alone in its group
+ * that has a cheaper path of its own, `EventItem.alone`, takes it); events that arrive while a
+ * transaction is in flight queue, and the next transaction
  * takes them all (up to `maxEvents`), in arrival order, through `applyEvents` — so each event is
  * decided as if sent alone, in that order, and each request gets its own outcome. Row locks stay
  * the truth: several nodes each group their own arrivals and their transactions serialise on the
