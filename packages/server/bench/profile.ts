@@ -3,7 +3,7 @@
  * V8 CPU profiler in it (the one `node --cpu-prof` uses, here around the measured load only),
  * drives one scenario for BENCH_SECONDS at 50 connections, writes the profile and prints its
  * summary (bench/profile-summary.ts). Diagnostic only (ADR 0010, 0014).
- *   node --import tsx bench/profile.ts pk|check|check-norec|ingest|credit-hot|batch|batch-mixed [--embedded]
+ *   node --import tsx bench/profile.ts pk|check|check-norec|evaluate|ingest|credit-spread|credit-hot|batch|batch-mixed [--embedded]
  * The batch scenarios send 100 batches of 500 credit-backed events (one customer per batch, or every
  * batch over all 50 customers) and print CPU µs per batch.
  */
@@ -39,6 +39,13 @@ const scenarios: Record<string, Scenario> = {
   check: { name: 'entitlement-get', method: 'GET', path: () => `/api/v1/client/entitlements/bench-${n++ % 50}/${featureKey}` },
   'check-norec': { name: 'entitlement-get-norec', method: 'GET', path: () => `/api/v1/client/entitlements/bench-${n++ % 50}/${featureKey}?record=false` },
   ingest: { name: 'ingest-spread', method: 'POST', path: '/api/v1/client/events', body: event(() => `bench-${n++ % 50}`, featureKey), events: (s) => (s < 300 || s === 409 ? 1 : 0) },
+  'credit-spread': { name: 'credit-ingest-spread', method: 'POST', path: '/api/v1/client/events', body: event(() => `bench-credit-${n++ % 50}`, creditFeatureKey), events: (s) => (s < 300 || s === 409 ? 1 : 0) },
+  evaluate: {
+    name: 'entitlement-evaluate',
+    method: 'POST',
+    path: '/api/v1/client/entitlements',
+    body: () => JSON.stringify({ customerReferenceId: `bench-${n++ % 50}`, featureKey, usage: { usageUnits: 3, model: 'gpt' } }),
+  },
   'credit-hot': { name: 'credit-ingest-hot', method: 'POST', path: '/api/v1/client/events', body: event(() => 'bench-credit-0', creditFeatureKey), events: (s) => (s < 300 || s === 409 ? 1 : 0) },
   batch: { name: 'batch-ingest', method: 'POST', path: '/api/v1/client/events/batch', body: () => {
     const ref = `bench-credit-${n++ % 50}`;

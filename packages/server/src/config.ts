@@ -118,7 +118,7 @@ export type Config = Readonly<{
     | { kind: 'pglite'; dataDir: string };
   /** Bearer token `/metrics` requires (APP_METRICS_TOKEN); undefined = open. */
   metricsToken: string | undefined;
-  /** Most concurrent credit-backed events of one customer a node applies in one transaction (APP_INGEST_GROUP_MAX_EVENTS, ADR 0011); 1 = no grouping. */
+  /** Most concurrent credit-backed events of one account a node applies in one transaction (APP_INGEST_GROUP_MAX_EVENTS, ADR 0011, 0028); 1 = no grouping. */
   ingestGroupMaxEvents: number;
   /**
    * Longest life of a cached API key or tariff row on a node (APP_CACHE_TTL_MS; 0 = no cache). The

@@ -40,6 +40,11 @@ export type EventItem = {
   key: string;
   /** The ingestion context, when the caller has just read it (otherwise read here, one statement for all). */
   context?: repo.IngestContext;
+  /**
+   * How a grouping lane applies the event when its group holds it alone (a plain event's one guarded
+   * statement, ADR 0028); null: its remembered context changed, apply it as a group of one.
+   */
+  alone?: () => Promise<EventOutcome | null>;
 };
 
 export type Receipt = ReturnType<typeof receiptOf>['receipt'];

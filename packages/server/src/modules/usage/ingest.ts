@@ -12,7 +12,7 @@ import { customerReferenceRequired, ensureCustomerForEvent, getCustomerById } fr
 import { resolveWeightCached, type ResolvedWeight } from '../credits/index.js';
 import { captureForEvent, drawCredits, flowHasOpenHold } from './credits-seam.js';
 import { afterDraw, drawInputOf, clampOccurredAt, counterKeyOf, isCreditBacked, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
-import type { EventItem } from './apply-events.js';
+import type { EventItem, EventOutcome } from './apply-events.js';
 import { hotPoolQueue } from './hot-queue.js';
 import { duplicate, receiptOf } from './receipts.js';
 import { usageRecorded } from './recorded.js';
@@ -26,7 +26,7 @@ import type { EventRequest } from './schema.js';
  * eventIdempotencyKey is 409 and leaves the first event as it was.
  *
  * Setup (lock-free reads) → compute (a plan of what to write) → execute: an event that draws no
- * credits is one statement; a credit-backed event joins its customer's lane (hot-queue.ts), whose
+ * credits is one statement; a credit-backed event joins its account's lane (hot-queue.ts), whose
  * concurrent events share one transaction (apply-events.ts), each decided as if alone; under an
  * Idempotency-Key (whose journal records this request's own transactions) or with grouping off it
  * is one transaction of its own holding the counter and pool locks for its writes only.
@@ -57,18 +57,29 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
     const flowId = input.flowId ?? input.context?.flowId ?? null;
     const grouped = (c: repo.IngestContext) => Boolean(c.feature_id) && isCreditBacked(c) && ctx.config.ingestGroupMaxEvents > 1 && !isRecorded() && flowId === null;
     if (remembered && grouped(remembered)) {
-      // A credit-backed event of a known customer joins its lane at once: the group reads the
+      // A credit-backed event of a known customer joins its account's lane at once: the group reads the
       // contexts of all its events in one statement (apply-events.ts).
-      return await submitToLane(ctx, principal.accountId, remembered.customer_id, { input, ref, key });
+      return await submitToLane(ctx, principal.accountId, { input, ref, key });
     }
     // Not under an Idempotency-Key: its request's transactions are replayed by position (ADR 0004),
     // so a retry must take the same path as the first attempt, whatever this node remembers.
     if (remembered && plannableFromMemory(remembered) && !isRecorded()) {
-      const plan = planEvent({ accountId: principal.accountId, context: remembered, input, key, eventId: newId(), now, usedInCounterPeriod: null });
-      const guard = { customerRef: ref, featureKey: input.featureKey, fingerprint: remembered.fingerprint };
-      const counted = await withStatement(ctx.db, (db) => repo.insertEventCounting(db, plan.event, zeroedColumns(plan), plan.counter!, guard));
-      if (counted !== null) return receiptOf(plan, !counted, null);
-      memory.forget(principal.accountId, ref, input.featureKey);
+      const alone = async (): Promise<EventOutcome | null> => {
+        const plan = planEvent({ accountId: principal.accountId, context: remembered, input, key, eventId: newId(), now, usedInCounterPeriod: null });
+        const guard = { customerRef: ref, featureKey: input.featureKey, fingerprint: remembered.fingerprint };
+        const counted = await withStatement(ctx.db, (db) => repo.insertEventCounting(db, plan.event, zeroedColumns(plan), plan.counter!, guard));
+        if (counted === null) {
+          memory.forget(principal.accountId, ref, input.featureKey);
+          return null;
+        }
+        const { status, receipt } = receiptOf(plan, !counted, null);
+        return { status: 'stored', httpStatus: status, receipt };
+      };
+      // Concurrent plain events of the account share a transaction (ADR 0028); one event alone is
+      // still the one guarded statement, and a changed context is read again by the group.
+      if (ctx.config.ingestGroupMaxEvents > 1) return await submitToLane(ctx, principal.accountId, { input, ref, key, alone });
+      const outcome = await alone();
+      if (outcome?.status === 'stored') return { status: outcome.httpStatus, receipt: outcome.receipt };
     }
     const preloaded = await repo.loadIngestContext(ctx.db, principal.accountId, ref, input.featureKey);
     if (preloaded?.feature_id) memory.set(principal.accountId, ref, input.featureKey, preloaded);
@@ -93,9 +104,9 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
       });
     }
     if (preloaded?.feature_id && grouped(preloaded)) {
-      // Concurrent events of this customer share one transaction per group (ADR 0011). An event of a
+      // Concurrent events of this account share one transaction per group (ADR 0011, 0028). An event of a
       // flow keeps its own transaction, the path where a reservation held for the flow is settled (ADR 0012).
-      return await submitToLane(ctx, principal.accountId, preloaded.customer_id, { input, ref, key, context: preloaded });
+      return await submitToLane(ctx, principal.accountId, { input, ref, key, context: preloaded });
     }
     const weight =
       preloaded?.feature_id && isCreditBacked(preloaded)
@@ -114,9 +125,9 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
   }
 }
 
-/** A credit-backed event through its customer's lane (hot-queue.ts): its own outcome once its group committed. */
-async function submitToLane(ctx: AppContext, accountId: string, customerId: string, item: EventItem) {
-  const outcome = await hotPoolQueue(ctx).submit(accountId, customerId, item);
+/** A credit-backed event through its account's lane (hot-queue.ts): its own outcome once its group committed. */
+async function submitToLane(ctx: AppContext, accountId: string, item: EventItem) {
+  const outcome = await hotPoolQueue(ctx).submit(accountId, item);
   if (outcome.status !== 'stored') throw outcome.error;
   return { status: outcome.httpStatus, receipt: outcome.receipt };
 }
