@@ -9,16 +9,24 @@ import { createCore } from '@tally/client';
 import { exactJsonFetch } from './api';
 
 let portalToken: string | null = null;
+let portalCustomer: string | null = null;
 
-/** The portal token: taken from the fragment on first call, then from memory. */
-export function takePortalToken(): string | null {
-  if (portalToken) return portalToken;
-  const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
-  if (token) {
-    portalToken = token;
-    window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
+/**
+ * The portal token and the customer the link names: taken from the fragment on first call, then
+ * from memory. The customer is a hint for reading in parallel (links made before it have none); the
+ * token alone decides whose data the service answers.
+ */
+export function takePortalToken(): { token: string | null; customer: string | null } {
+  if (!portalToken) {
+    const fragment = new URLSearchParams(window.location.hash.slice(1));
+    const token = fragment.get('token');
+    if (token) {
+      portalToken = token;
+      portalCustomer = fragment.get('customer');
+      window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
+    }
   }
-  return portalToken;
+  return { token: portalToken, customer: portalCustomer };
 }
 
 export const portalApi = createCore({ baseUrl: window.location.origin, fetch: exactJsonFetch as typeof fetch });

@@ -17,7 +17,7 @@ type Projection = UsageReport['creditPools'][number];
  * customer. An expired or revoked link (401) shows a page that says so.
  */
 export default function PortalPage() {
-  const token = takePortalToken();
+  const { token, customer } = takePortalToken();
   // Another link opened in this tab changes only the fragment: start over with its token.
   useEffect(() => {
     const onHashChange = () => {
@@ -32,11 +32,17 @@ export default function PortalPage() {
     queryFn: () => unwrap(portalApi.GET('/api/v1/client/portal/session')),
   });
   if (token === null || (session.error instanceof ApiError && session.error.status === 401)) return <LinkEnded error={session.error} />;
+  // With the customer named in the link, its data is read beside the session (one round trip).
+  const ref = customer ?? session.data?.customerReferenceId;
   return (
     <main id="main" className="portal content">
-      <QueryView query={session} what="your account">
-        {(s) => <Portal session={s} />}
-      </QueryView>
+      {ref ? (
+        <Portal customerRef={ref} session={session.data} />
+      ) : (
+        <QueryView query={session} what="your account">
+          {(s) => <Portal customerRef={s.customerReferenceId} session={s} />}
+        </QueryView>
+      )}
     </main>
   );
 }
@@ -53,8 +59,7 @@ function LinkEnded({ error }: { error: unknown }) {
   );
 }
 
-function Portal({ session }: { session: Session }) {
-  const ref = session.customerReferenceId;
+function Portal({ customerRef: ref, session }: { customerRef: string; session: Session | undefined }) {
   const customer = useQuery({
     queryKey: ['portal', 'customer'],
     queryFn: () => unwrap(portalApi.GET('/api/v1/client/customers/{ref}', { params: { path: { ref } } })),
@@ -75,14 +80,20 @@ function Portal({ session }: { session: Session }) {
     <section>
       <header className="page-header">
         <h1>Your account</h1>
-        {session.returnUrl ? (
+        {session?.returnUrl ? (
           <div className="actions">
             <a href={session.returnUrl}>Back</a>
           </div>
         ) : null}
       </header>
       <p className="muted">
-        {ref} · this link works until <Time iso={session.expiresAt} />
+        {ref}
+        {session ? (
+          <>
+            {' '}
+            · this link works until <Time iso={session.expiresAt} />
+          </>
+        ) : null}
       </p>
       <h2>Plan</h2>
       <QueryView query={customer} what="your plan">
@@ -100,7 +111,7 @@ function Portal({ session }: { session: Session }) {
           )
         }
       </QueryView>
-      {session.allowPurchase && pools.data && pools.data.items.length > 0 ? <TopUp pools={pools.data.items} /> : null}
+      {session?.allowPurchase && pools.data && pools.data.items.length > 0 ? <TopUp pools={pools.data.items} /> : null}
       <h2>Usage this period</h2>
       <QueryView query={usage} what="your usage">
         {(report) => <UsageTable report={report} />}

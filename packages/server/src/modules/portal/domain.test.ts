@@ -13,8 +13,9 @@ test('when no lifetime is asked then the session ends one hour after it starts',
   assert.equal(computePortalExpiry(now, 60).toISOString(), '2026-03-10T12:01:00.000Z');
 });
 
-test('when the link is built then the token travels in the fragment of /portal', () => {
-  assert.equal(computePortalUrl('https://billing.example', 'pt_test_x'), 'https://billing.example/portal#token=pt_test_x');
+test('when the link is built then the token and the customer reference travel in the fragment of /portal', () => {
+  assert.equal(computePortalUrl('https://billing.example', 'pt_test_x', 'acme'), 'https://billing.example/portal#token=pt_test_x&customer=acme');
+  assert.equal(computePortalUrl('https://billing.example', 'pt_test_x', 'a&b c/é'), 'https://billing.example/portal#token=pt_test_x&customer=a%26b+c%2F%C3%A9');
 });
 
 test('when a return URL is not absolute http(s) then it is refused', () => {

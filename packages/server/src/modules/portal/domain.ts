@@ -19,9 +19,11 @@ export function computePortalExpiry(now: Date, expiresInSeconds: number | undefi
 /**
  * The link the customer opens: the console's `/portal` on this service's public origin, the token
  * in the fragment, which browsers never send to a server (no access log, no Referer carries it).
+ * The customer's reference rides along so the page reads the session and the customer's data at
+ * once (one round trip before it paints); it grants nothing, the token decides whose data answers.
  */
-export function computePortalUrl(baseUrl: string, token: string): string {
-  return `${baseUrl}/portal#token=${token}`;
+export function computePortalUrl(baseUrl: string, token: string, customerReferenceId: string): string {
+  return `${baseUrl}/portal#${new URLSearchParams({ token, customer: customerReferenceId }).toString()}`;
 }
 
 /** An absolute http(s) URL: the only return link the portal page will render (no javascript: or data:). */

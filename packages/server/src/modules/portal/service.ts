@@ -38,7 +38,7 @@ export async function createPortalSession(ctx: AppContext, target: PortalTarget,
       now,
       expiresAt: computePortalExpiry(now, input?.expiresInSeconds),
     });
-    return { ...toSessionView(session, customer.customer_reference_id), url: computePortalUrl(baseUrl, session.token), token: session.token };
+    return { ...toSessionView(session, customer.customer_reference_id), url: computePortalUrl(baseUrl, session.token, customer.customer_reference_id), token: session.token };
   });
 }
 

@@ -38,7 +38,7 @@ describe('customer portal sessions', () => {
   test('when a tenant key opens a portal session then 201 with a /portal link on this origin, a pt_ token, read scope and a one-hour expiry', async () => {
     const session = await open('alice');
     assert.match(session.token, /^pt_test_[0-9a-f]{32}$/);
-    assert.equal(session.url, `${svc.baseUrl}/portal#token=${session.token}`);
+    assert.equal(session.url, `${svc.baseUrl}/portal#token=${session.token}&customer=${session.customerReferenceId}`);
     assert.equal(session.customerReferenceId, 'alice');
     assert.deepEqual(session.scopes, ['read']);
     assert.equal(session.allowPurchase, false);
