@@ -8,7 +8,7 @@
  * --mixed spreads every batch over the 50 credit customers; otherwise each batch is one customer's.
  * --profile writes a V8 CPU profile of the measured batches only (summary: bench/profile-summary.ts).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,9 +18,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createAccount } from '../src/modules/accounts/service.js';
-import { openDatabase, type Database } from '../src/platform/db/database.js';
 import { createRuntime } from '../src/runtime.js';
-import { BENCH_CUSTOMERS, seedCredits } from './fixtures.js';
+import { BENCH_CUSTOMERS, BENCH_ENV, openBenchDatabase, seedCredits } from './fixtures.js';
 
 const postgres = process.argv.includes('--postgres');
 const mixed = process.argv.includes('--mixed');
@@ -34,23 +33,9 @@ const pgQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 };
 
 const tmp = mkdtempSync(join(tmpdir(), 'tally-batch-cpu-'));
-const schema = `batchcpu_${randomBytes(4).toString('hex')}`;
-let database: Database | undefined;
-if (postgres) {
-  const admin = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
-  await sql.raw(`create schema ${schema}`).execute(admin.db);
-  await admin.close();
-  database = await openDatabase({ kind: 'postgres', url: `${url}${url.includes('?') ? '&' : '?'}application_name=tally-batch-cpu`, poolSize: 4, searchPath: schema });
-}
-const config = loadConfig({
-  ...process.env,
-  ...(postgres ? { DATABASE_URL: url } : { DATABASE_URL: undefined, DATA_DIR: tmp }),
-  JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
-  APP_SECRETS_KEY: 'bench-secrets-key-0123456789abcdef01234567',
-  LOG_LEVEL: 'warn',
-  APP_JOBS_ENABLED: 'false',
-  NODE_ENV: 'production',
-});
+const bench = await openBenchDatabase({ postgres, url, dataDir: tmp, prefix: 'batchcpu', poolSize: 4, applicationName: 'tally-batch-cpu' });
+const { schema, database } = bench;
+const config = loadConfig({ ...process.env, ...bench.env, ...BENCH_ENV, NODE_ENV: 'production' });
 const runtime = await createRuntime(config, database ? { database } : {});
 const { apiKey, accountId } = await createAccount(runtime.ctx, { accountName: 'batch-cpu', username: `batch-cpu-${schema}`, password: 'batch cpu password' });
 const { creditFeatureKey } = await seedCredits(runtime.ctx, accountId);
@@ -116,9 +101,5 @@ console.log(
     (pgMs === null ? '' : `, PostgreSQL CPU ${pgMs.toFixed(1)} ms/batch = ${((pgMs * 1000) / 500).toFixed(0)} µs/event`),
 );
 await runtime.close();
-if (postgres) {
-  const cleanup = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
-  await sql.raw(`drop schema ${schema} cascade`).execute(cleanup.db);
-  await cleanup.close();
-}
+await bench.drop();
 rmSync(tmp, { recursive: true, force: true });

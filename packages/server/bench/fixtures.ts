@@ -1,9 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { AppContext } from '../src/platform/context.js';
+import { openDatabase, type Database } from '../src/platform/db/database.js';
 import { subscribe } from '../src/modules/billing/subscriptions.js';
 import * as catalog from '../src/modules/catalog/service.js';
 import { createCustomer } from '../src/modules/customers/service.js';
 
 export const BENCH_CUSTOMERS = 50;
+
+/** The bench runtimes' fixed secrets and quiet settings (never a real install's). */
+export const BENCH_ENV = {
+  JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
+  APP_SECRETS_KEY: 'bench-secrets-key-0123456789abcdef01234567',
+  LOG_LEVEL: 'warn',
+  APP_JOBS_ENABLED: 'false',
+} as const;
+
+/**
+ * The database of a bench runtime in this process: on PostgreSQL a fresh schema of `url` and a pool
+ * on it (`drop` removes the schema); on PGlite none (the runtime opens `dataDir`). `env` points the
+ * configuration at it.
+ */
+export async function openBenchDatabase(options: { postgres: boolean; url: string; dataDir: string; prefix: string; poolSize: number; applicationName?: string }) {
+  const schema = `${options.prefix}_${randomBytes(4).toString('hex')}`;
+  if (!options.postgres) {
+    return { schema, database: undefined as Database | undefined, env: { DATABASE_URL: undefined, DATA_DIR: options.dataDir }, drop: async () => {} };
+  }
+  const onAdmin = async (statement: string) => {
+    const admin = await openDatabase({ kind: 'postgres', url: options.url, poolSize: 1 });
+    try {
+      await sql.raw(statement).execute(admin.db);
+    } finally {
+      await admin.close();
+    }
+  };
+  await onAdmin(`create schema ${schema}`);
+  const url = options.applicationName ? `${options.url}${options.url.includes('?') ? '&' : '?'}application_name=${options.applicationName}` : options.url;
+  const database: Database | undefined = await openDatabase({ kind: 'postgres', url, poolSize: options.poolSize, searchPath: schema });
+  return { schema, database, env: { DATABASE_URL: options.url, DATA_DIR: undefined }, drop: () => onAdmin(`drop schema ${schema} cascade`) };
+}
 
 /**
  * A metered feature on an ACTIVE free plan (so subscriptions are active at once) with a usage price

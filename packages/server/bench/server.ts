@@ -7,20 +7,17 @@
  * BENCH_MODE=embedded: the two-command start path, PGlite in BENCH_DATA_DIR (no DATABASE_URL).
  * BENCH_SPEND=off skips the spend fixtures (a million usage buckets) when no spend suite runs.
  */
-import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createAccount } from '../src/modules/accounts/service.js';
 import { auditLedger } from '../src/modules/credits/audit.js';
-import { openDatabase, type Database } from '../src/platform/db/database.js';
 import { ok } from '../src/platform/http/envelope.js';
 import { accountIdOf } from '../src/platform/http/principal.js';
 import { newId } from '../src/platform/ids.js';
 import { createRuntime } from '../src/runtime.js';
 import type { AppContext } from '../src/platform/context.js';
-import { seedCredits, seedMonetization } from './fixtures.js';
+import { BENCH_ENV, openBenchDatabase, seedCredits, seedMonetization } from './fixtures.js';
 import { seedSpendAllocation } from './spend-allocation.js';
 import { seedSpendUsage } from './spend-report.js';
 import { seedSpendSync, startBenchVendor } from './spend-sync.js';
@@ -35,30 +32,17 @@ const seeds: Seed[] = [seedMonetization, seedCredits, ...(embedded || process.en
 
 const url = process.env.BENCH_DATABASE_URL!;
 const dataDir = process.env.BENCH_DATA_DIR!;
-const schema = `bench_${randomBytes(4).toString('hex')}`;
-let database: Database | undefined;
-if (!embedded) {
-  const admin = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
-  await sql.raw(`create schema ${schema}`).execute(admin.db);
-  await admin.close();
-  database = await openDatabase({ kind: 'postgres', url, poolSize: 50, searchPath: schema });
-}
+const bench = await openBenchDatabase({ postgres: !embedded, url, dataDir, prefix: 'bench', poolSize: 50 });
+const { schema, database } = bench;
 
 const vendor = await startBenchVendor();
 const env: Record<string, string | undefined> = {
   ...process.env,
+  ...bench.env,
+  ...(embedded ? {} : { DATABASE_POOL_SIZE: '50' }),
   APP_SPEND_ANTHROPIC_BASE_URL: vendor.url,
-  JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
-  APP_SECRETS_KEY: 'bench-secrets-key-0123456789abcdef01234567',
-  LOG_LEVEL: 'warn',
-  APP_JOBS_ENABLED: 'false',
+  ...BENCH_ENV,
 };
-if (embedded) {
-  delete env.DATABASE_URL;
-  env.DATA_DIR = dataDir;
-} else {
-  Object.assign(env, { DATABASE_URL: url, DATABASE_POOL_SIZE: '50' });
-}
 const config = loadConfig(env);
 const runtime = await createRuntime(config, {
   ...(database ? { database } : {}),
@@ -124,12 +108,7 @@ process.on('message', async (message) => {
   await new Promise((r) => setTimeout(r, 2000)); // let requests cut off by the load generator finish (a usage report takes ~1 s)
   await runtime.close();
   await vendor.close();
-  if (embedded) {
-    rmSync(dataDir, { recursive: true, force: true });
-  } else {
-    const cleanup = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
-    await sql.raw(`drop schema ${schema} cascade`).execute(cleanup.db);
-    await cleanup.close();
-  }
+  if (embedded) rmSync(dataDir, { recursive: true, force: true });
+  else await bench.drop();
   process.exit(0);
 });

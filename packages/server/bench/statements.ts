@@ -4,20 +4,18 @@
  *   node --import tsx bench/statements.ts            # PGlite in a temp DATA_DIR
  *   node --import tsx bench/statements.ts --postgres # a fresh schema on BENCH_DATABASE_URL
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createAccount } from '../src/modules/accounts/service.js';
-import { openDatabase, type Database } from '../src/platform/db/database.js';
 import { ok } from '../src/platform/http/envelope.js';
 import { accountIdOf } from '../src/platform/http/principal.js';
 import { createRuntime } from '../src/runtime.js';
-import { seedCredits, seedMonetization } from './fixtures.js';
+import { BENCH_ENV, openBenchDatabase, seedCredits, seedMonetization } from './fixtures.js';
 
 const postgres = process.argv.includes('--postgres');
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -62,23 +60,9 @@ const execProtocol = PGlite.prototype.execProtocol as (...args: unknown[]) => un
 };
 
 const tmp = mkdtempSync(join(tmpdir(), 'tally-statements-'));
-const schema = `stmts_${randomBytes(4).toString('hex')}`;
-let database: Database | undefined;
-if (postgres) {
-  const admin = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
-  await sql.raw(`create schema ${schema}`).execute(admin.db);
-  await admin.close();
-  database = await openDatabase({ kind: 'postgres', url, poolSize: 4, searchPath: schema });
-}
-const config = loadConfig({
-  ...process.env,
-  ...(postgres ? { DATABASE_URL: url } : { DATABASE_URL: undefined, DATA_DIR: tmp }),
-  JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
-  APP_SECRETS_KEY: 'bench-secrets-key-0123456789abcdef01234567',
-  LOG_LEVEL: 'warn',
-  APP_JOBS_ENABLED: 'false',
-  NODE_ENV: 'production',
-});
+const bench = await openBenchDatabase({ postgres, url, dataDir: tmp, prefix: 'stmts', poolSize: 4 });
+const { schema, database } = bench;
+const config = loadConfig({ ...process.env, ...bench.env, ...BENCH_ENV, NODE_ENV: 'production' });
 const runtime = await createRuntime(config, {
   ...(database ? { database } : {}),
   extraRoutes: (app) => {
@@ -111,9 +95,5 @@ for (const [name, method, path, body] of requests) {
   }
 }
 await runtime.close();
-if (postgres) {
-  const cleanup = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
-  await sql.raw(`drop schema ${schema} cascade`).execute(cleanup.db);
-  await cleanup.close();
-}
+await bench.drop();
 rmSync(tmp, { recursive: true, force: true });
