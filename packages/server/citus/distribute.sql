@@ -19,6 +19,7 @@ select create_reference_table('spend_price_seed_state');
 -- Distributed by account_id, all co-located with customers: every row of an account on one shard group.
 select create_distributed_table('customers', 'account_id');
 select create_distributed_table('account_audit_log', 'account_id', colocate_with => 'customers');
+select create_distributed_table('entitlement_context_versions', 'account_id', colocate_with => 'customers');
 select create_distributed_table('agent_signups', 'account_id', colocate_with => 'customers');
 select create_distributed_table('checkout_sessions', 'account_id', colocate_with => 'customers');
 select create_distributed_table('credit_pools', 'account_id', colocate_with => 'customers');

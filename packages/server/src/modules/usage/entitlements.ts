@@ -6,10 +6,11 @@ import { newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import { listCustomerSubscriptions } from '../billing/index.js';
-import { fromStoredRuleValue, listRulesOfPlans } from '../catalog/index.js';
+import { listRulesOfPlans } from '../catalog/index.js';
 import { resolveCallerCustomer } from '../customers/index.js';
 import { quoteCredits, reserveForFlow } from './credits-seam.js';
 import { decideEntitlement, DENIAL_DESCRIPTIONS, listSubscriptionEntitlements, periodContaining } from './domain.js';
+import { checkFacts } from './check-contexts.js';
 import { usedInPeriod } from './ingest.js';
 import * as repo from './repo.js';
 
@@ -47,10 +48,9 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
     principal.kind === 'customer' || input.customerReferenceId === undefined
       ? (await resolveCallerCustomer(ctx.db, principal, input.customerReferenceId)).customer_reference_id
       : input.customerReferenceId;
-  const c = await repo.loadCheckContext(ctx.db, principal.accountId, ref, input.featureKey);
-  if (!c) throw notFound('Customer not found');
-  const pricing = c.rule_enabled && c.rule_value ? fromStoredRuleValue(c.rule_value).pricing : null;
-  const hasRule = Boolean(c.feature_id && c.rule_value && c.rule_enabled);
+  const known = await checkFacts(ctx, ctx.db, principal.accountId, ref, input.featureKey);
+  if (!known) throw notFound('Customer not found');
+  const { context: c, pricing, hasRule } = known;
   const used = c.subscription_id && hasRule ? await usedInWindow(ctx, principal.accountId, c, pricing?.resetMode ?? 'reset', now) : dec(0);
 
   const { quote: creditQuote, limitReached: creditLimitReached } = await quoteCredits(ctx, {

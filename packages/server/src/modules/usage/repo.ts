@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Jsonb } from '../../platform/db/jsonb.js';
+import { arrayLiteral as arr } from '../../platform/db/array-literal.js';
 import type { Executor } from '../../platform/db/database.js';
 import type { UsageEventsTable } from '../../platform/db/tables.js';
 import { dec } from '../../platform/money.js';
@@ -71,11 +72,36 @@ const contextColumns = sql`c.id as customer_id, f.id as feature_id,
  * usage counters (one primary-key row for the current period). Undefined when the customer does not
  * exist.
  */
-export async function loadCheckContext(db: Executor, accountId: string, customerRef: string, featureKey: string): Promise<CheckContext | undefined> {
-  const { rows } = await sql<CheckContext>`
-    select ${contextColumns}
+export async function loadCheckContext(db: Executor, accountId: string, customerRef: string, featureKey: string): Promise<VersionedCheckContext | undefined> {
+  const { rows } = await sql<VersionedCheckContext>`
+    select ${contextColumns}, ${CONTEXT_VERSION} as context_version
       from ${contextJoins(accountId, customerRef, featureKey)}`.execute(db);
   return rows[0];
+}
+
+/** A check context with the version of its account's contexts it was read at (migration 0033, ADR 0030). */
+export type VersionedCheckContext = CheckContext & { context_version: string };
+
+/** The account's entitlement-context version: bumped (at commit) by every change to a row a context is read from. */
+const CONTEXT_VERSION = sql<string>`coalesce((select v.version from entitlement_context_versions v where v.account_id = c.account_id), 0)::text`;
+
+/**
+ * What a check reads when it holds a context in memory (ADR 0030): the account's context version,
+ * and the usage the context's rule counts (the current period's counter; every period's for
+ * accumulate), all primary-key reads in one statement. The caller uses its context only if the
+ * version equals the one it was read at; counters are never cached.
+ */
+export async function readCheckUsage(db: Executor, accountId: string, c: CheckContext, accumulate: boolean): Promise<{ context_version: string; used_current: string | null; used_total: string | null }> {
+  const { rows } = await sql<{ context_version: string; used_current: string | null; used_total: string | null }>`
+    select coalesce((select v.version from entitlement_context_versions v where v.account_id = ${accountId}), 0)::text as context_version,
+           (select uc.used::text from usage_counters uc
+             where uc.account_id = ${accountId} and uc.subscription_id = ${c.subscription_id} and uc.feature_id = ${c.feature_id}
+               and uc.period_start = ${c.current_period_start}) as used_current,
+           case when ${accumulate} then
+             (select sum(t.used)::text from usage_counters t
+               where t.account_id = ${accountId} and t.subscription_id = ${c.subscription_id} and t.feature_id = ${c.feature_id})
+           end as used_total`.execute(db);
+  return rows[0]!;
 }
 
 /** The check context an ingestion reads: with its fingerprint and whether the account wants `usage_recorded`. */
@@ -265,26 +291,24 @@ export type AuditRow = {
 
 /**
  * Inserts a batch of entitlement-check audit rows in one statement. One statement text whatever
- * the batch size (arrays through unnest), so it stays one prepared statement per connection.
+ * the batch size (array literals through unnest), so it stays one prepared statement per connection.
+ *
+ * An audit row claims no key in `usage_event_keys` (ADR 0030): its key is generated here, never sent
+ * by a client and never looked up, so the claim was a second row, a second index entry and a CTE on
+ * every check for a uniqueness nobody relies on. Client events still claim theirs (ADR 0022).
  */
 export async function insertAuditEvents(db: Executor, rows: AuditRow[]): Promise<void> {
-  const column = <K extends keyof AuditRow>(k: K) => rows.map((r) => r[k]);
+  const column = (k: Exclude<keyof AuditRow, 'at'>) => arr(rows.map((r) => r[k]));
   await sql`
-    with r as (
-      select * from unnest(${column('id')}::uuid[], ${column('account_id')}::uuid[], ${column('customer_id')}::uuid[],
-                  ${column('feature_id')}::uuid[], ${column('subscription_id')}::uuid[], ${column('event_idempotency_key')}::text[],
-                  ${column('model')}::text[], ${column('flow_id')}::text[], ${column('at')}::timestamptz[], ${column('context')}::jsonb[])
-        as r(id, account_id, customer_id, feature_id, subscription_id, idempotency_key, model, flow_id, at, context)),
-    k as (
-      insert into usage_event_keys (account_id, event_idempotency_key, event_id, occurred_at)
-      select account_id, idempotency_key, id, at from r
-      on conflict do nothing
-      returning event_id)
     insert into usage_events (id, account_id, customer_id, feature_id, subscription_id, event_type, event_name,
       event_idempotency_key, usage_units, revenue_amount, model, flow_id, occurred_at, ingested_at, context)
     select r.id, r.account_id, r.customer_id, r.feature_id, r.subscription_id, 'ENTITLEMENT_CHECKED', 'entitlement.check',
       r.idempotency_key, 0, 0, r.model, r.flow_id, r.at, r.at, r.context
-      from r where r.id in (select event_id from k)`.execute(db);
+      from unnest(${column('id')}::uuid[], ${column('account_id')}::uuid[], ${column('customer_id')}::uuid[],
+                  ${column('feature_id')}::uuid[], ${column('subscription_id')}::uuid[], ${column('event_idempotency_key')}::text[],
+                  ${column('model')}::text[], ${column('flow_id')}::text[], ${arr(rows.map((r) => r.at.toISOString()))}::timestamptz[],
+                  ${column('context')}::jsonb[])
+        as r(id, account_id, customer_id, feature_id, subscription_id, idempotency_key, model, flow_id, at, context)`.execute(db);
 }
 
 /** Whether an event with this idempotency key is stored (a statement of its own: sees what has committed). */

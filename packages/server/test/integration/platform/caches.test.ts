@@ -197,6 +197,40 @@ describe('entitlement-check audit rows (written behind, group-committed)', () =>
     }
   });
 
+  test('when checks are audited then their rows claim no event key, and a client event may carry an audit row\'s key (ADR 0030)', async () => {
+    const svc = await startTestService();
+    try {
+      const acct = await createTestAccount(svc);
+      const m = monetization(svc, acct);
+      const feature = await m.feature();
+      const plan = await m.activePlan({ price: 0, features: [{ id: feature.id }] });
+      await m.customer('kay');
+      await m.subscribe('kay', plan.id);
+      await Promise.all(Array.from({ length: 5 }, () => m.expectOk(m.client('GET', `/entitlements/kay/${feature.key}`))));
+      await svc.ctx.batches.flush();
+      const audit = await svc.ctx.db
+        .selectFrom('usage_events')
+        .select(['id', 'event_idempotency_key'])
+        .where('account_id', '=', acct.accountId)
+        .where('event_type', '=', 'ENTITLEMENT_CHECKED')
+        .execute();
+      assert.equal(audit.length, 5);
+      assert.equal(new Set(audit.map((a) => a.event_idempotency_key)).size, 5, 'every audit row has its own key');
+      assert.ok(audit.every((a) => a.event_idempotency_key.startsWith('entitlement-check:')));
+      const claimed = await svc.ctx.db.selectFrom('usage_event_keys').select('event_id').where('account_id', '=', acct.accountId).execute();
+      assert.deepEqual(claimed, [], 'no key row for an audit row');
+      // The audit row never makes a client's event a duplicate; the client's own key is claimed as ever.
+      const key = audit[0]!.event_idempotency_key;
+      const sent = { eventName: 'call', customerReferenceId: 'kay', featureKey: feature.key, usageUnits: 1, eventIdempotencyKey: key };
+      assert.equal((await m.event(sent)).status, 201);
+      const again = await m.event(sent);
+      assert.equal(again.status, 409);
+      assert.equal(again.body.error.code, 'conflict', again.text);
+    } finally {
+      await svc.close();
+    }
+  });
+
   test('when the runtime closes gracefully right after checks answered then every answered check has its row', async () => {
     const store = await reopenableDatabase();
     const svc = await startServiceOn(store.database, {}, store.schema);
