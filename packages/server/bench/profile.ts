@@ -8,7 +8,7 @@
  * batch over all 50 customers) and print CPU µs per batch.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -73,12 +73,52 @@ if (!scenario) throw new Error(`unknown scenario ${which}: one of ${Object.keys(
 try {
   await h.warmup();
   await ask('profile:start', 'profile:started');
+  const pgBefore = postgresCpuMs();
   const r = await h.measure(scenario);
+  const pgAfter = postgresCpuMs();
   await ask({ profileTo: profile }, 'profile:written');
   console.log(`${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, server CPU ${r.cpuPerRequest?.toFixed(0)} us/request`);
+  if (pgBefore !== null && pgAfter !== null) console.log(`PostgreSQL CPU ${(((pgAfter - pgBefore) * 1000) / (r.rps * seconds)).toFixed(0)} us/request (every postgres process on this host)`);
 } finally {
   await stop(tally.child);
 }
 console.log(execFileSync(process.execPath, ['--import', 'tsx', new URL('./profile-summary.ts', import.meta.url).pathname, profile, process.env.PROFILE_TOP ?? '30'], { encoding: 'utf8' }));
 if (process.env.PROFILE_KEEP) console.log(`profile kept in ${profile}`);
 else rmSync(tmp, { recursive: true, force: true });
+
+/**
+ * CPU milliseconds of every PostgreSQL process on this host (Linux /proc), including backends that
+ * have exited (the postmaster's reaped-children time): the database's share of a local run, which on
+ * a 2-core box is throughput the service does not get (ADR 0030). Null without /proc or on PGlite.
+ */
+function postgresCpuMs(): number | null {
+  if (embedded) return null;
+  try {
+    const ticks = 100; // USER_HZ on Linux
+    let total = 0;
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      let stat: string;
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime, stime, and for the postmaster (parent not postgres) cutime + cstime of reaped backends.
+      const own = Number(f[11]) + Number(f[12]);
+      const reaped = Number(f[13]) + Number(f[14]);
+      const parent = f[1]!;
+      let parentIsPostgres = false;
+      try {
+        parentIsPostgres = readFileSync(`/proc/${parent}/comm`, 'utf8').trim() === 'postgres';
+      } catch {
+        // the parent is gone
+      }
+      total += own + (parentIsPostgres ? 0 : reaped);
+    }
+    return (total * 1000) / ticks;
+  } catch {
+    return null;
+  }
+}

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { lazyChildLogger } from './platform/http/lazy-logger.js';
 import {
   createJsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -90,6 +91,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     // Every request-scoped line carries `requestId` (the X-Request-Id answered) and, once authenticated, `accountId` (auth.ts).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: () => randomUUID(),
+    // A request's pino child is made only when it logs (lazy-logger.ts).
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
