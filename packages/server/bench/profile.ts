@@ -36,6 +36,7 @@ const event = (customer: () => string, feature: string) => () =>
   JSON.stringify({ eventName: 'msg', eventIdempotencyKey: randomUUID(), customerReferenceId: customer(), featureKey: feature, usageUnits: 2, costInput: { model: 'gpt' } });
 const scenarios: Record<string, Scenario> = {
   pk: { name: 'pk-select', method: 'GET', path: '/api/v1/client/bench/pk' },
+  insert: { name: 'insert', method: 'POST', path: '/api/v1/client/bench/insert', body: () => '{}' },
   check: { name: 'entitlement-get', method: 'GET', path: () => `/api/v1/client/entitlements/bench-${n++ % 50}/${featureKey}` },
   'check-norec': { name: 'entitlement-get-norec', method: 'GET', path: () => `/api/v1/client/entitlements/bench-${n++ % 50}/${featureKey}?record=false` },
   ingest: { name: 'ingest-spread', method: 'POST', path: '/api/v1/client/events', body: event(() => `bench-${n++ % 50}`, featureKey), events: (s) => (s < 300 || s === 409 ? 1 : 0) },
