@@ -67,16 +67,20 @@ describe(`batch ingestion: a key committed while the group waits for its counter
         { eventName: 'e', customerReferenceId: 'rounds', featureKey: FEATURE, usageUnits: 1, eventIdempotencyKey: 'rounds-new' },
       ],
     });
-    // Wait until the batch's counter-lock statement is blocked on the writer's row lock, then commit.
-    for (let i = 0; ; i++) {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-         where ${writerPid}::int = any(pg_blocking_pids(pid)) and query like '%insert into usage_counters%'`.execute(db);
-      if (rows[0]!.n > 0) break;
-      assert.ok(i < 500, 'the batch never waited for the counter lock');
-      await new Promise((r) => setTimeout(r, 10));
+    // Wait until the batch's counter-lock statement is blocked on the writer's row lock, then commit
+    // (also when the wait is never seen, so a failure leaves no transaction open).
+    try {
+      for (let i = 0; ; i++) {
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+           where ${writerPid}::int = any(pg_blocking_pids(pid)) and query like '%insert into usage_counters%'`.execute(db);
+        if (rows[0]!.n > 0) break;
+        assert.ok(i < 500, 'the batch never waited for the counter lock');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      releaseWriter();
+      await writer;
     }
-    releaseWriter();
-    await writer;
 
     const res = await batch;
     assert.equal(res.status, 200, res.text);
