@@ -50,8 +50,7 @@ export default function EventsPage() {
     <section>
       <PageHeader title="Events" />
       <EventFilters
-        key={params.toString()}
-        initial={params}
+        params={params}
         onApply={(values) => {
           const next = new URLSearchParams();
           for (const f of FILTERS) if (values[f]) next.set(f, values[f]);
@@ -178,19 +177,43 @@ export function Pager({ offset, limit, total, hasMore, onGo }: { offset: number;
   );
 }
 
-function EventFilters({ initial, onApply }: { initial: URLSearchParams; onApply: (values: Record<Filter, string>) => void }) {
-  const [values, setValues] = useState<Record<Filter, string>>({
-    customerReferenceId: initial.get('customerReferenceId') ?? '',
-    featureKey: initial.get('featureKey') ?? '',
-    eventType: initial.get('eventType') ?? '',
-    flowId: initial.get('flowId') ?? '',
-    from: toLocal(initial.get('from')),
-    to: toLocal(initial.get('to')),
-  });
-  const set = (f: Filter) => (e: { target: { value: string } }) => setValues({ ...values, [f]: e.target.value });
+const EMPTY_FILTERS: Record<Filter, string> = { customerReferenceId: '', featureKey: '', eventType: '', flowId: '', from: '', to: '' };
+
+function filtersOf(params: URLSearchParams): Record<Filter, string> {
+  const values = { ...EMPTY_FILTERS };
+  for (const f of FILTERS) values[f] = params.get(f) ?? '';
+  return values;
+}
+
+/** The filter part of the URL (paging left out), to tell a change made here from one made elsewhere. */
+const filterKey = (values: Record<Filter, string>) => FILTERS.map((f) => values[f]).join('\u0000');
+
+/**
+ * The filter form. Its fields are the user's own state: applying or clearing sets them and the URL
+ * together, so a choice made right after "Clear" survives the URL change. Only a URL change made
+ * elsewhere (back, forward, a shared link) loads the fields from the URL.
+ */
+function EventFilters({ params, onApply }: { params: URLSearchParams; onApply: (values: Record<Filter, string>) => void }) {
+  const fromUrl = filtersOf(params);
+  const [values, setValues] = useState<Record<Filter, string>>(() => ({ ...fromUrl, from: toLocal(fromUrl.from || null), to: toLocal(fromUrl.to || null) }));
+  const [applied, setApplied] = useState(() => filterKey(fromUrl));
+  if (filterKey(fromUrl) !== applied) {
+    setApplied(filterKey(fromUrl));
+    setValues({ ...fromUrl, from: toLocal(fromUrl.from || null), to: toLocal(fromUrl.to || null) });
+  }
+  function apply(next: Record<Filter, string>) {
+    const sent = { ...next, from: toIso(next.from), to: toIso(next.to) };
+    setValues(next);
+    setApplied(filterKey(sent));
+    onApply(sent);
+  }
+  const set = (f: Filter) => (e: { target: { value: string } }) => {
+    const value = e.target.value;
+    setValues((current) => ({ ...current, [f]: value }));
+  };
   function submit(event: FormEvent) {
     event.preventDefault();
-    onApply({ ...values, from: toIso(values.from), to: toIso(values.to) });
+    apply(values);
   }
   return (
     <form className="inline-form" onSubmit={submit} aria-label="Event filters">
@@ -223,7 +246,7 @@ function EventFilters({ initial, onApply }: { initial: URLSearchParams; onApply:
         <input type="datetime-local" name="to" value={values.to} onChange={set('to')} />
       </label>
       <button type="submit">Apply filters</button>
-      <button type="button" className="secondary" onClick={() => onApply({ customerReferenceId: '', featureKey: '', eventType: '', flowId: '', from: '', to: '' })}>
+      <button type="button" className="secondary" onClick={() => apply(EMPTY_FILTERS)}>
         Clear
       </button>
     </form>
