@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkActivation, checkPlanTransition } from './domain.js';
+import { activationProblems, checkActivation, checkPlanTransition } from './domain.js';
 import type { PlanRow } from './repo.js';
 
 const plan = (overrides: Partial<PlanRow> = {}): PlanRow =>
@@ -41,4 +41,11 @@ test('when activating then the preconditions fail in the contract order: name, d
   assert.equal(checkActivation({ ...bare, name: 'x', description: 'd', interval_months: 1 }, 0), 'Plan must have a priceAmount before activation');
   assert.equal(checkActivation(plan({ price_amount: '0' }), 0), 'Plan must have at least one linked feature before activation');
   assert.equal(checkActivation(plan({ price_amount: '0' }), 1), null, 'a free plan may activate');
+});
+
+test('when a bare plan is activated then every unmet precondition is listed, in the contract order', () => {
+  const bare = plan({ name: ' ', description: null, interval_months: 0, price_amount: null });
+  assert.deepEqual(activationProblems(bare, 0).map((p) => p.field), ['name', 'description', 'intervalMonths', 'priceAmount', 'features']);
+  assert.deepEqual(activationProblems({ ...bare, name: 'x', interval_months: 3 }, 2).map((p) => p.field), ['description', 'priceAmount']);
+  assert.deepEqual(activationProblems(plan(), 1), []);
 });

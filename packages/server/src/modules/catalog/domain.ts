@@ -13,14 +13,35 @@ export function checkPlanTransition(from: PlanStatus, requested: string): string
   return TRANSITIONS[from].includes(requested as PlanStatus) ? null : `Cannot transition plan from ${from} to ${requested}`;
 }
 
-/** Activation preconditions in the contract's order; the first failure is the message. */
+/** One unmet activation precondition: the request field it names, the contract's sentence, how to meet it. */
+export type ActivationProblem = {
+  field: 'name' | 'description' | 'intervalMonths' | 'priceAmount' | 'features';
+  message: string;
+  hint: string;
+};
+
+/**
+ * Every unmet activation precondition, in the contract's order (name, description, interval, price,
+ * linked feature). The contract's 400 message is the first one's; the answer's `fields[]` lists them
+ * all, so a bare plan is fixed in one round instead of five.
+ */
+export function activationProblems(plan: PlanRow, linkedFeatures: number): ActivationProblem[] {
+  const problems: ActivationProblem[] = [];
+  const need = (field: ActivationProblem['field'], what: string, hint: string) =>
+    problems.push({ field, message: `Plan must have ${what} before activation`, hint });
+  if (!plan.name?.trim()) need('name', 'a name', 'set a non-blank name');
+  if (!plan.description?.trim()) need('description', 'a description', 'set a non-blank description');
+  if (!plan.interval_months || plan.interval_months < 1) need('intervalMonths', 'a positive intervalMonths', 'set intervalMonths ≥ 1 (1 = monthly)');
+  if (plan.price_amount === null) need('priceAmount', 'a priceAmount', 'set priceAmount (0 for a free plan)');
+  if (linkedFeatures < 1) {
+    need('features', 'at least one linked feature', 'link a feature with POST /api/v1/monetization/rules/plan-features');
+  }
+  return problems;
+}
+
+/** The contract's 400 message for the first unmet precondition, or null when the plan may activate. */
 export function checkActivation(plan: PlanRow, linkedFeatures: number): string | null {
-  if (!plan.name?.trim()) return 'Plan must have a name before activation';
-  if (!plan.description?.trim()) return 'Plan must have a description before activation';
-  if (!plan.interval_months || plan.interval_months < 1) return 'Plan must have a positive intervalMonths before activation';
-  if (plan.price_amount === null) return 'Plan must have a priceAmount before activation';
-  if (linkedFeatures < 1) return 'Plan must have at least one linked feature before activation';
-  return null;
+  return activationProblems(plan, linkedFeatures)[0]?.message ?? null;
 }
 
 /** Fields an ACTIVE plan keeps fixed: subscribers were billed on them. */

@@ -7,7 +7,7 @@ import { toJsonb } from '../../platform/db/jsonb.js';
 import { newId } from '../../platform/ids.js';
 import { Money, dec, type Decimal } from '../../platform/money.js';
 import { minorUnits } from '../../platform/currency.js';
-import { ACTIVE_PLAN_IMMUTABLE, checkActivation, checkPlanTransition } from './domain.js';
+import { ACTIVE_PLAN_IMMUTABLE, activationProblems, checkPlanTransition, type ActivationProblem } from './domain.js';
 import { planCreditAllocations } from './extensions.js';
 import * as repo from './repo.js';
 import type { FeatureCreate, FeatureUpdate, PlanCreate, PlanUpdate, RuleRequest } from './schema.js';
@@ -189,6 +189,14 @@ function sameValue(column: (typeof ACTIVE_PLAN_IMMUTABLE)[number][1], a: repo.Pl
   return a.price_amount === null || b.price_amount === null ? a.price_amount === b.price_amount : dec(a.price_amount).eq(dec(b.price_amount));
 }
 
+/** One 400 for a refused activation: the contract's first message, every unmet precondition in `fields[]`. */
+function activationRefused(problems: ActivationProblem[]): AppError {
+  return invalid(problems[0]!.message, {
+    fields: problems.map((p) => ({ field: p.field, message: `${p.message}: ${p.hint}` })),
+    detail: `Missing before activation: ${problems.map((p) => p.field).join(', ')}`,
+  });
+}
+
 /** PATCH: only the fields sent change; status drives the transitions and activation checks. */
 export async function updatePlan(ctx: AppContext, accountId: string, id: string, input: PlanUpdate) {
   return withTransaction(ctx.db, async (tx) => {
@@ -221,8 +229,8 @@ export async function updatePlan(ctx: AppContext, accountId: string, id: string,
     }
     next.status = requested as repo.PlanRow['status'];
     if (next.status === 'ACTIVE' && current.status !== 'ACTIVE') {
-      const activationError = checkActivation(next, await repo.countLinkedFeatures(tx, accountId, id));
-      if (activationError) throw invalid(activationError);
+      const problems = activationProblems(next, await repo.countLinkedFeatures(tx, accountId, id));
+      if (problems.length > 0) throw activationRefused(problems);
     }
     try {
       return toPlan(await repo.updatePlan(tx, next));

@@ -17,6 +17,23 @@ describe('billing story: define, subscribe, check, meter, pay', () => {
     assert.equal(plan.status, 'DRAFT');
   });
 
+  test('when a bare plan is activated then one 400 lists every missing part in fields[], the contract message first', async () => {
+    const bare = await m.expectOk(m.admin('POST', '/plans', { key: 'all-missing', name: 'All missing' }), 201);
+    const res = await m.admin('PATCH', `/plans/${bare.id}`, { status: 'ACTIVE' });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'validation_failed');
+    assert.equal(res.body.error.message, 'Plan must have a description before activation');
+    assert.deepEqual(
+      res.body.error.fields.map((f: { field: string }) => f.field),
+      ['description', 'intervalMonths', 'priceAmount', 'features'],
+    );
+    for (const f of res.body.error.fields) assert.match(f.message, /before activation: \S/, `${f.field} says how to meet it`);
+    await m.expectOk(m.admin('PATCH', `/plans/${bare.id}`, { description: 'Now described', intervalMonths: 1, priceAmount: 0 }));
+    const featureOnly = await m.admin('PATCH', `/plans/${bare.id}`, { status: 'ACTIVE' });
+    assert.deepEqual(featureOnly.body.error.fields.map((f: { field: string }) => f.field), ['features']);
+    assert.equal((await m.expectOk(m.admin('GET', `/plans/${bare.id}`))).status, 'DRAFT');
+  });
+
   test('when activation lacks a description or a linked feature then 400 names what is missing', async () => {
     const bare = await m.expectOk(m.admin('POST', '/plans', { key: 'bare', name: 'Bare', priceAmount: 10, intervalMonths: 1 }), 201);
     const noDescription = await m.admin('PATCH', `/plans/${bare.id}`, { status: 'ACTIVE' });
