@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from './config.js';
+import { apiKeyEnvironmentOf, ConfigError, dataDirOf, loadConfig } from './config.js';
 
 test('when DATABASE_URL is set without secrets and PORT is wrong then loading fails listing every problem', () => {
   assert.throws(
@@ -61,4 +61,23 @@ test('when APP_STRIPE_API_BASE points at a local fake then the SDK origin is spl
   assert.deepEqual(loadConfig(base).stripe.api, { host: 'api.stripe.com', port: 443, protocol: 'https' });
   assert.deepEqual(loadConfig({ ...base, APP_STRIPE_API_BASE: 'http://127.0.0.1:12111/' }).stripe.api, { host: '127.0.0.1', port: 12111, protocol: 'http' });
   assert.throws(() => loadConfig({ ...base, APP_STRIPE_API_BASE: 'ftp://stripe.example/v1' }), (err: unknown) => err instanceof ConfigError && /^APP_STRIPE_API_BASE: /.test(err.problems[0]!));
+});
+
+test('when NODE_ENV=production then keys are live unless APP_API_KEY_ENVIRONMENT=test says otherwise', () => {
+  assert.equal(apiKeyEnvironmentOf({}), 'test');
+  assert.equal(apiKeyEnvironmentOf({ NODE_ENV: 'development' }), 'test');
+  assert.equal(apiKeyEnvironmentOf({ NODE_ENV: 'production' }), 'live');
+  assert.equal(apiKeyEnvironmentOf({ NODE_ENV: 'production', APP_API_KEY_ENVIRONMENT: 'test' }), 'test');
+  assert.equal(apiKeyEnvironmentOf({ NODE_ENV: 'development', APP_API_KEY_ENVIRONMENT: 'live' }), 'live');
+  const dir = mkdtempSync(join(tmpdir(), 'tally-config-'));
+  assert.equal(loadConfig({ DATA_DIR: dir, NODE_ENV: 'production' }).apiKeyEnvironment, 'live');
+  assert.equal(loadConfig({ DATA_DIR: dir, APP_API_KEY_ENVIRONMENT: '' }).apiKeyEnvironment, 'test', 'empty means unset');
+  assert.throws(() => loadConfig({ DATA_DIR: dir, APP_API_KEY_ENVIRONMENT: 'prod' }), /APP_API_KEY_ENVIRONMENT/);
+});
+
+test('when DATA_DIR is relative then it is taken from the directory npm was run in (INIT_CWD), else the process directory', () => {
+  assert.equal(dataDirOf({ INIT_CWD: '/srv/tally' }), '/srv/tally/data');
+  assert.equal(dataDirOf({ INIT_CWD: '/srv/tally', DATA_DIR: 'state/db' }), '/srv/tally/state/db');
+  assert.equal(dataDirOf({ INIT_CWD: '/srv/tally', DATA_DIR: '/var/lib/tally' }), '/var/lib/tally');
+  assert.equal(dataDirOf({}), join(process.cwd(), 'data'));
 });

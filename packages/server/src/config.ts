@@ -57,7 +57,8 @@ const EnvSchema = z.object({
   APP_MODULES_BUILD_ENABLED: booleanFlag(true),
   APP_MCP_ENABLED: booleanFlag(true),
   APP_MCP_ADMIN_TOOLS_ENABLED: booleanFlag(false),
-  APP_API_KEY_ENVIRONMENT: z.enum(['test', 'live']).default('test'),
+  /** Unset: `live` when NODE_ENV=production, else `test` (apiKeyEnvironmentOf). */
+  APP_API_KEY_ENVIRONMENT: optionalString.pipe(z.enum(['test', 'live']).optional()),
   APP_STRIPE_API_BASE: z
     .string()
     .default('https://api.stripe.com')
@@ -187,7 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const { data: e, problems } = parseEnvironment(env);
   if (!e || problems.length > 0) throw new ConfigError(problems);
   const warnings: string[] = [];
-  const dataDir = resolve(e.DATA_DIR);
+  const dataDir = dataDirOf(env);
   // Only reached without DATABASE_URL when a secret is missing: the embedded install keeps its own.
   const jwtSecret = e.JWT_SECRET ?? persistedSecret(dataDir, REQUIRED_SECRETS.JWT_SECRET, 'JWT_SECRET', warnings);
   const secretsKey = e.APP_SECRETS_KEY ?? persistedSecret(dataDir, REQUIRED_SECRETS.APP_SECRETS_KEY, 'APP_SECRETS_KEY', warnings);
@@ -216,7 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     modules: { monetization: e.APP_MODULES_MONETIZATION_ENABLED, build: e.APP_MODULES_BUILD_ENABLED },
     mcpEnabled: e.APP_MCP_ENABLED,
     mcpAdminToolsEnabled: e.APP_MCP_ADMIN_TOOLS_ENABLED,
-    apiKeyEnvironment: e.APP_API_KEY_ENVIRONMENT,
+    apiKeyEnvironment: apiKeyEnvironmentOf(e),
     stripe: {
       api: stripeApiOrigin(e.APP_STRIPE_API_BASE),
       fallbackApiKey: e.STRIPE_API_KEY,
@@ -247,6 +248,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     devSeed: { username: e.DEV_SEED_USERNAME, password: e.DEV_SEED_PASSWORD, apiKey: e.DEV_SEED_API_KEY },
     warnings,
   });
+}
+
+/**
+ * DATA_DIR as an absolute path. A relative one is taken from the directory the user ran npm in
+ * (npm's INIT_CWD), not from the workspace npm switches to: `npm start` at the repository root keeps
+ * its data in the root's ./data, as the README says. Without npm it is the process's own directory.
+ */
+export function dataDirOf(env: NodeJS.ProcessEnv): string {
+  const dir = env.DATA_DIR?.trim() || './data';
+  return resolve(env.INIT_CWD?.trim() || process.cwd(), dir);
+}
+
+/**
+ * The key environment in force: APP_API_KEY_ENVIRONMENT when set, otherwise `live` in production
+ * (an install serving real customers must not hand out `sk_test_` keys) and `test` elsewhere.
+ */
+export function apiKeyEnvironmentOf(e: { NODE_ENV?: string; APP_API_KEY_ENVIRONMENT?: string }): 'test' | 'live' {
+  if (e.APP_API_KEY_ENVIRONMENT === 'test' || e.APP_API_KEY_ENVIRONMENT === 'live') return e.APP_API_KEY_ENVIRONMENT;
+  return e.NODE_ENV?.trim() === 'production' ? 'live' : 'test';
 }
 
 /**

@@ -21,8 +21,9 @@ async function main() {
 
   await app.listen({ port: config.port, host: config.host });
   if (config.jobsEnabled) scheduler.start();
+  const where = config.database.kind === 'pglite' ? `embedded database in ${config.database.dataDir}` : 'PostgreSQL';
   app.log.info(
-    `Tally listening on ${config.host}:${config.port} (${ctx.database.kind}); API docs at /swagger-ui.html`,
+    `Tally listening on ${config.host}:${config.port} (${where}; API keys: ${config.apiKeyEnvironment}); API docs at /swagger-ui.html`,
   );
 
   // Graceful (ADR 0020): stop accepting, let in-flight requests and the running job slot finish,

@@ -1,12 +1,18 @@
 /**
  * Operator bootstrap: creates an account with an admin login and prints its tenant key once.
- *   npm run bootstrap -- --username U --password P [--account-name N]
+ *   npm run bootstrap -- --username U [--account-name N]     (asks for the password, no echo)
+ *   TALLY_BOOTSTRAP_PASSWORD=… npm run bootstrap -- --username U
+ *   printf '%s\n' "$PW" | npm run bootstrap -- --username U
+ *   npm run bootstrap -- --username U --password P            (npm prints P with the command line)
  */
 import { createAccount } from '../modules/accounts/index.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { parseArgs, runScript } from './cli.js';
+import { parseArgs, readSecret, runScript } from './cli.js';
 
 const MIN_PASSWORD_LENGTH = 8;
+const USAGE =
+  'usage: npm run bootstrap -- --username U [--account-name N]   (the password: asked for without echo, ' +
+  'or from TALLY_BOOTSTRAP_PASSWORD, or the first line of a piped stdin; --password P also works but npm prints it)';
 
 await runScript(async (ctx) => {
   const { values } = parseArgs({
@@ -14,10 +20,18 @@ await runScript(async (ctx) => {
   });
   const problems: string[] = [];
   if (!values.username?.trim()) problems.push('--username is required');
-  if (!values.password) problems.push('--password is required');
-  else if (values.password.length < MIN_PASSWORD_LENGTH) problems.push(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (values.password !== undefined && values.password.length < MIN_PASSWORD_LENGTH) {
+    problems.push(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+  if (problems.length === 0 && values.password === undefined) {
+    // Off the command line (npm prints it there): the environment, else stdin (a prompt without echo, or a pipe).
+    const password = process.env.TALLY_BOOTSTRAP_PASSWORD || (await readSecret('Password for the new operator: '));
+    if (!password) problems.push('a password is required: type it at the prompt, pipe it, or set TALLY_BOOTSTRAP_PASSWORD');
+    else if (password.length < MIN_PASSWORD_LENGTH) problems.push(`the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    values.password = password;
+  }
   if (problems.length > 0) {
-    console.error(`${problems.join('\n')}\nusage: npm run bootstrap -- --username U --password P [--account-name N]`);
+    console.error(`${problems.join('\n')}\n${USAGE}`);
     return 2;
   }
   try {

@@ -25,3 +25,46 @@ export async function runScript(fn: (ctx: AppContext) => Promise<number>): Promi
 }
 
 export { parseArgs };
+
+/**
+ * A secret from standard input: typed at a terminal without echo, or the first line of a pipe.
+ * Empty when stdin is closed or the user just presses Enter.
+ */
+export async function readSecret(prompt: string): Promise<string> {
+  const input = process.stdin;
+  if (!input.isTTY) {
+    let text = '';
+    for await (const chunk of input) {
+      text += String(chunk);
+      if (text.includes('\n')) break;
+    }
+    return text.split(/\r?\n/)[0] ?? '';
+  }
+  process.stderr.write(prompt);
+  input.setRawMode(true);
+  input.setEncoding('utf8');
+  input.resume();
+  return new Promise<string>((resolve) => {
+    let secret = '';
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+          input.setRawMode(false);
+          input.pause();
+          input.off('data', onData);
+          process.stderr.write('\n');
+          resolve(secret);
+          return;
+        }
+        if (ch === '\u0003') {
+          input.setRawMode(false);
+          process.stderr.write('\n');
+          process.exit(130);
+        }
+        if (ch === '\u007f' || ch === '\b') secret = secret.slice(0, -1);
+        else secret += ch;
+      }
+    };
+    input.on('data', onData);
+  });
+}

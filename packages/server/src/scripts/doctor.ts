@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
-import { configProblems, MIN_SECRET_LENGTH, OUTBOUND_URL_VARIABLES, REQUIRED_SECRETS } from '../config.js';
+import { apiKeyEnvironmentOf, configProblems, dataDirOf, MIN_SECRET_LENGTH, OUTBOUND_URL_VARIABLES, REQUIRED_SECRETS } from '../config.js';
 import { openDatabase } from '../platform/db/database.js';
 import { DataDirLockedError } from '../platform/db/data-dir-lock.js';
 import { readMigrations } from '../platform/db/migrator.js';
@@ -37,6 +37,7 @@ const report: Report = {
 console.log(`Tally doctor (NODE_ENV=${value('NODE_ENV') || 'development'})`);
 const found = configProblems(env);
 checkConfiguration(report, found);
+checkKeyEnvironment(report);
 checkSecrets(report);
 checkOutboundUrls(report, found);
 if (isProduction && value('APP_METRICS_TOKEN') === '') {
@@ -57,6 +58,15 @@ function checkConfiguration(r: Report, found: string[]): void {
   for (const p of found) r.problem(p);
 }
 
+/** Which key prefixes new keys get, and why: an operator should never be surprised by sk_test_ in production. */
+function checkKeyEnvironment(r: Report): void {
+  const keys = apiKeyEnvironmentOf(env);
+  const why = value('APP_API_KEY_ENVIRONMENT') ? 'APP_API_KEY_ENVIRONMENT' : `the default for NODE_ENV=${value('NODE_ENV') || 'development'}`;
+  const line = `API key environment: ${keys} (new keys are sk_${keys}_…, ck_${keys}_…; ${why})`;
+  if (isProduction && keys === 'test') r.note(`${line}: production is issuing test keys`);
+  else r.ok(line);
+}
+
 /** Present (or kept in DATA_DIR by the embedded database), long enough, random-looking, distinct. */
 function checkSecrets(r: Report): void {
   const external = value('DATABASE_URL') !== '';
@@ -66,7 +76,7 @@ function checkSecrets(r: Report): void {
     let where = 'set';
     if (secret === '') {
       if (external) continue; // configProblems already says it is required
-      const path = join(resolve(value('DATA_DIR') || './data'), file);
+      const path = join(dataDirOf(env), file);
       if (!existsSync(path)) {
         r.note(`${name} is not set: the embedded database generates one into ${path} at first start (set it before exposing this install)`);
         continue;
@@ -115,7 +125,7 @@ async function checkDatabase(r: Report): Promise<void> {
     if (reachable) await checkNotifications(r, url, listenUrl || url);
     return;
   }
-  const dataDir = resolve(value('DATA_DIR') || './data');
+  const dataDir = dataDirOf(env);
   if (!existsSync(join(dataDir, 'pgdata'))) {
     r.note(`embedded database: none yet in ${dataDir}; the server creates and migrates it at first start`);
     return;

@@ -79,6 +79,7 @@ describe(`tally doctor (${TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => 
     assert.match(run.out, /ok {4}outbound URLs: \d+ well-formed \(APP_STRIPE_API_BASE, .*APP_SPEND_ANTHROPIC_BASE_URL/);
     assert.match(run.out, TEST_DATABASE_URL ? /ok {4}database: PostgreSQL \d+/ : /ok {4}database: embedded PGlite in .* opens/);
     assert.match(run.out, new RegExp(`ok {4}migrations: current \\(${readMigrations().length} applied\\)`));
+    assert.match(run.out, /ok {4}API key environment: live \(new keys are sk_live_…, ck_live_…; the default for NODE_ENV=production\)/);
     assert.match(run.out, /No problems found\./);
     for (const secret of [good.JWT_SECRET!, good.APP_SECRETS_KEY!]) assert.ok(!run.out.includes(secret), 'no secret is printed');
   });
@@ -117,6 +118,13 @@ describe(`tally doctor (${TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => 
     const same = good.JWT_SECRET!;
     const run = doctor({ ...good, APP_SECRETS_KEY: same });
     assert.ok(problemsOf(run.out).includes('APP_SECRETS_KEY: the same value as JWT_SECRET; each secret must be its own random value'), run.out);
+  });
+
+  test('when production is set to issue test keys then doctor says which key environment is in force and why', () => {
+    const run = doctor({ ...productionSecrets(), NODE_ENV: 'production', APP_API_KEY_ENVIRONMENT: 'test', DATABASE_URL: 'postgres://tally@127.0.0.1:1/tally' });
+    assert.match(run.out, /note {2}API key environment: test \(new keys are sk_test_…, ck_test_…; APP_API_KEY_ENVIRONMENT\): production is issuing test keys/);
+    const dev = doctor({ ...productionSecrets(), DATABASE_URL: 'postgres://tally@127.0.0.1:1/tally' });
+    assert.match(dev.out, /ok {4}API key environment: test \(new keys are sk_test_…, ck_test_…; the default for NODE_ENV=test\)/);
   });
 
   test('when the database is unreachable then doctor says so, without printing its password', () => {

@@ -11,10 +11,11 @@ import { backend } from '../../harness.js';
 const SERVER_DIR = new URL('../../../', import.meta.url).pathname;
 const REPO_ROOT = new URL('../../../../../', import.meta.url).pathname;
 
-function runScript(script: string, args: string[], env: Record<string, string>) {
+function runScript(script: string, args: string[], env: Record<string, string>, input = '') {
   return spawnSync(process.execPath, ['--import', 'tsx', `src/scripts/${script}.ts`, ...args], {
     cwd: SERVER_DIR,
-    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', NODE_ENV: 'development', ...env },
+    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', NODE_ENV: 'development', TALLY_BOOTSTRAP_PASSWORD: '', APP_API_KEY_ENVIRONMENT: '', ...env },
+    input,
     encoding: 'utf8',
     timeout: 240_000, // a child process on the embedded database; a loaded CI box took over 60 s
   });
@@ -58,6 +59,37 @@ describe('operator scripts (embedded database)', { skip: backend === 'postgres' 
     const key = /Tenant API key \(shown once, store it now\): (sk_test_[0-9a-f]{32})/.exec(run.stdout)?.[1];
     assert.ok(key, run.stdout);
     assert.equal(await keyExists(dir, key), 'TENANT');
+  });
+
+  test('when bootstrap runs without --password then it reads the password from TALLY_BOOTSTRAP_PASSWORD or a piped stdin, never the command line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tally-bootstrap-stdin-'));
+    const piped = runScript('bootstrap', ['--username', 'piped'], { DATA_DIR: dir }, 'a piped passphrase\nignored second line\n');
+    assert.equal(piped.status, 0, piped.stderr);
+    const fromEnv = runScript('bootstrap', ['--username', 'env-ops'], { DATA_DIR: dir, TALLY_BOOTSTRAP_PASSWORD: 'from the environment' });
+    assert.equal(fromEnv.status, 0, fromEnv.stderr);
+    const database = await openDatabase({ kind: 'pglite', dataDir: dir });
+    try {
+      const users = await database.db.selectFrom('users').select(['username', 'password_hash']).orderBy('username').execute();
+      assert.deepEqual(users.map((u) => u.username), ['env-ops', 'piped']);
+    } finally {
+      await database.close();
+    }
+    const empty = runScript('bootstrap', ['--username', 'nobody'], { DATA_DIR: dir }, '');
+    assert.equal(empty.status, 2);
+    assert.match(empty.stderr, /a password is required/);
+    const short = runScript('bootstrap', ['--username', 'shorty'], { DATA_DIR: dir }, 'short\n');
+    assert.equal(short.status, 2);
+    assert.match(short.stderr, /at least 8 characters/);
+  });
+
+  test('when bootstrap runs with NODE_ENV=production then the tenant key is live, unless APP_API_KEY_ENVIRONMENT=test', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tally-bootstrap-live-'));
+    const live = runScript('bootstrap', ['--username', 'prod-ops', '--password', 'long enough pw'], { DATA_DIR: dir, NODE_ENV: 'production' });
+    assert.equal(live.status, 0, live.stderr);
+    assert.match(live.stdout, /Tenant API key \(shown once, store it now\): sk_live_[0-9a-f]{32}\n/);
+    const test = runScript('bootstrap', ['--username', 'staging-ops', '--password', 'long enough pw'], { DATA_DIR: dir, NODE_ENV: 'production', APP_API_KEY_ENVIRONMENT: 'test' });
+    assert.equal(test.status, 0, test.stderr);
+    assert.match(test.stdout, /: sk_test_[0-9a-f]{32}\n/);
   });
 
   test('when bootstrap lacks arguments then it says which and exits 2', () => {
