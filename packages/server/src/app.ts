@@ -27,6 +27,7 @@ import { registerAuth } from './platform/http/auth.js';
 import { consoleFallback, consoleRoutes, DEFAULT_CONSOLE_DIR } from './platform/http/console.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.js';
 import { registerIdempotency } from './platform/http/idempotency.js';
+import { publicBaseUrl } from './platform/http/base-url.js';
 import { assertCleanStrings, assertScannedDepth, MAX_PATH_PARAM_LENGTH, mayHoldBadStrings, registerInputGuards } from './platform/http/input-guard.js';
 import { parseJson, scanJson, stringifyJson } from './platform/http/json.js';
 import type { CustomerScope } from './platform/http/principal.js';
@@ -159,7 +160,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   );
   registerIdempotency(app, ctx.db, clock, ctx.secrets);
 
-  app.get('/v3/api-docs', { schema: { hide: true } }, async () => app.swagger());
+  // `servers` names the origin the reader called (APP_PUBLIC_BASE_URL when set; X-Forwarded-* only with
+  // APP_TRUST_PROXY), so Swagger UI's "Try it out" from another machine calls this service, not localhost.
+  app.get('/v3/api-docs', { schema: { hide: true } }, async (request) => ({
+    ...app.swagger(),
+    servers: [{ url: publicBaseUrl(config.publicBaseUrl, request) }],
+  }));
   app.get('/swagger-ui.html', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/swagger-ui/'));
   await app.register(healthRoutes(ctx));
   await app.register(consoleRoutes(config, consoleDir));

@@ -1,7 +1,30 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { surfaceOf } from '../../../src/platform/http/surfaces.js';
 import { startTestService, type TestService } from '../../harness.js';
+
+/** A GET with headers fetch will not send as given (Host), over node:http. */
+function rawGet(baseUrl: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: any; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, baseUrl), { headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        let body: any = null;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON: the test reads text
+        }
+        resolve({ status: res.statusCode ?? 0, body, text });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 describe('OpenAPI, Swagger UI and health', () => {
   let svc: TestService;
@@ -72,7 +95,7 @@ describe('OpenAPI, Swagger UI and health', () => {
 
   test('when the document is generated then it names its server and every schema component is referenced', async () => {
     const doc = (await svc.http.get('/v3/api-docs')).body;
-    assert.deepEqual(doc.servers, [{ url: `http://localhost:${svc.ctx.config.port}` }]);
+    assert.deepEqual(doc.servers, [{ url: svc.baseUrl }], 'without APP_PUBLIC_BASE_URL: the origin the reader called');
     const text = JSON.stringify({ ...doc, components: { ...doc.components, schemas: undefined } });
     const schemas = doc.components.schemas as Record<string, unknown>;
     const referenced = new Set<string>();
@@ -136,6 +159,22 @@ describe('OpenAPI, Swagger UI and health', () => {
       }
     }
     assert.deepEqual(problems, []);
+  });
+
+  test('when the document is read under another host name then servers names that host, and X-Forwarded-* only behind a trusted proxy', async () => {
+    const viaHost = await rawGet(svc.baseUrl, '/v3/api-docs', { host: 'tally.example.test' });
+    assert.deepEqual(viaHost.body.servers, [{ url: 'http://tally.example.test' }]);
+    const spoofed = await rawGet(svc.baseUrl, '/v3/api-docs', { host: 'tally.example.test', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' });
+    assert.deepEqual(spoofed.body.servers, [{ url: 'http://tally.example.test' }], 'APP_TRUST_PROXY is off: forwarded headers are ignored');
+    const bad = await rawGet(svc.baseUrl, '/v3/api-docs', { host: 'tally.example.test:99999<x>' });
+    assert.ok(bad.status === 400 || bad.body.servers[0].url === 'http://localhost', `a malformed Host is never echoed: ${bad.text.slice(0, 200)}`);
+    const proxied = await startTestService({ env: { APP_TRUST_PROXY: 'true' } });
+    try {
+      const res = await rawGet(proxied.baseUrl, '/v3/api-docs', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'billing.example.test' });
+      assert.deepEqual(res.body.servers, [{ url: 'https://billing.example.test' }]);
+    } finally {
+      await proxied.close();
+    }
   });
 
   test('when APP_PUBLIC_BASE_URL is set then the document names it as its server', async () => {
