@@ -62,7 +62,7 @@ function fastEvent(e: unknown): EventRequest | null {
         else return null;
         break;
       case 'flowId':
-        if (v !== null && (typeof v !== 'string' || v.length > 255)) return null;
+        if (v !== null && (typeof v !== 'string' || v.length > 255 || v.trim() === '')) return null;
         out[key] = v;
         break;
       case 'occurredAt':

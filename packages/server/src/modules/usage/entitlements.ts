@@ -94,6 +94,7 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
   }
 
   return {
+    customerReferenceId: ref,
     referenceCustomerId: ref,
     featureKey: input.featureKey,
     allowed: decision.allowed,

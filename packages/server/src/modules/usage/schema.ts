@@ -17,6 +17,12 @@ const units = decimalInput({ min: 0, max: MAX_EVENT_UNITS, maxScale: 6, descript
 const positiveUnits = decimalInput({ min: 0, exclusiveMin: true, max: MAX_EVENT_UNITS, maxScale: 6, description: 'Proposed units; default 1.' });
 const eventAmount = (what: string) => decimalInput({ min: 0, max: MAX_EVENT_AMOUNT, maxScale: 12, roundsTo: 6, description: what });
 const tokens = z.number().int().min(0).max(MAX_EVENT_TOKENS);
+/** A flow id names a flow: empty or blank text names none, so it is refused (omit the field or send null instead). */
+const flowId = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((v) => v.trim() !== '', 'must not be empty or blank (omit it, or send null, for no flow)');
 
 export const EventRequestSchema = z.object({
   eventName: z.string().trim().min(1).max(255),
@@ -36,8 +42,8 @@ export const EventRequestSchema = z.object({
       costUnits: z.unknown().optional().describe('Deprecated: use costAmount and the model fields'),
     })
     .optional(),
-  context: z.object({ flowId: z.string().max(255).nullish() }).passthrough().optional(),
-  flowId: z.string().max(255).nullish(),
+  context: z.object({ flowId: flowId(255).nullish() }).passthrough().optional(),
+  flowId: flowId(255).nullish(),
   meta: z.record(z.string(), z.unknown()).optional(),
 });
 export type EventRequest = z.output<typeof EventRequestSchema>;
@@ -100,7 +106,7 @@ export const EvaluateRequestSchema = z.object({
     })
     .optional(),
   track: z.object({ usageUnits: positiveUnits.optional(), model: z.string().max(128).nullish() }).optional(),
-  context: z.object({ flowId: z.string().min(1).max(128).optional(), idempotencyKey: z.string().max(128).optional() }).optional(),
+  context: z.object({ flowId: flowId(128).optional(), idempotencyKey: z.string().max(128).optional() }).optional(),
   reserve: z
     .boolean()
     .optional()
@@ -120,7 +126,8 @@ const CreditQuoteSchema = z.object({
 
 export const EntitlementResultSchema = z
   .object({
-    referenceCustomerId: z.string(),
+    customerReferenceId: z.string().describe('The customer checked (the name every other route uses)'),
+    referenceCustomerId: z.string().describe('The same reference under the original system\'s name, kept for its clients'),
     featureKey: z.string(),
     allowed: z.boolean(),
     meta: z.object({ reason: z.object({ code: z.string(), description: z.string() }) }).nullable(),

@@ -150,4 +150,39 @@ describe('bad inputs on monetization routes: 4xx in the envelope, nothing writte
     }
     assert.deepEqual(await snapshot(), before, 'no bad request wrote anything');
   });
+
+  test('when a flowId is empty or blank then the event, batch or evaluate is 400 naming flowId, and nothing is stored', async () => {
+    const event = { eventName: 'e', customerReferenceId: 'me', featureKey: 'mine', usageUnits: 1 };
+    const cases: [string, unknown, string][] = [
+      ['/events', { ...event, eventIdempotencyKey: 'flow-empty', flowId: '' }, 'flowId'],
+      ['/events', { ...event, eventIdempotencyKey: 'flow-blank', flowId: '   ' }, 'flowId'],
+      ['/events', { ...event, eventIdempotencyKey: 'flow-ctx', context: { flowId: '' } }, 'context.flowId'],
+      ['/events/batch', { events: [{ ...event, eventIdempotencyKey: 'b-ok' }, { ...event, eventIdempotencyKey: 'b-empty', flowId: '' }] }, 'events[1].flowId'],
+      ['/entitlements', { customerReferenceId: 'me', featureKey: 'mine', context: { flowId: ' ' } }, 'context.flowId'],
+    ];
+    const before = await snapshot();
+    for (const [path, body, field] of cases) {
+      const res = await m.client('POST', path, body);
+      assert.equal(res.status, 400, `${path} ${JSON.stringify(body)}: ${res.text}`);
+      assert.equal(res.body.error.code, 'validation_failed');
+      assert.ok(
+        (res.body.error.fields ?? []).some((f: { field: string }) => f.field === field),
+        `${path}: fields[] names ${field}: ${res.text}`,
+      );
+    }
+    assert.deepEqual(await snapshot(), before, 'nothing was stored');
+    const withNull = await m.client('POST', '/events', { ...event, eventIdempotencyKey: 'flow-null', flowId: null });
+    assert.equal(withNull.status, 201, `null still means no flow: ${withNull.text}`);
+  });
+
+  test('when an entitlement is checked then the result names the customer as customerReferenceId, and as referenceCustomerId for clients of the original', async () => {
+    for (const res of [
+      await m.client('GET', '/entitlements/me/mine'),
+      await m.client('POST', '/entitlements', { customerReferenceId: 'me', featureKey: 'mine', usage: { usageUnits: 1 } }),
+    ]) {
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.data.customerReferenceId, 'me');
+      assert.equal(res.body.data.referenceCustomerId, 'me');
+    }
+  });
 });
