@@ -79,6 +79,8 @@ const requests: [string, 'GET' | 'POST', string, () => unknown][] = [
   ['entitlement-get', 'GET', `/api/v1/client/entitlements/bench-1/${featureKey}`, () => undefined],
   ['entitlement-get-norec', 'GET', `/api/v1/client/entitlements/bench-1/${featureKey}?record=false`, () => undefined],
   ['entitlement-evaluate', 'POST', '/api/v1/client/entitlements', () => ({ customerReferenceId: 'bench-1', featureKey, usage: { usageUnits: 3, model: 'gpt' } })],
+  ['credit-entitlement-get', 'GET', `/api/v1/client/entitlements/bench-credit-1/${creditFeatureKey}`, () => undefined],
+  ['credit-entitlement-evaluate', 'POST', '/api/v1/client/entitlements', () => ({ customerReferenceId: 'bench-credit-1', featureKey: creditFeatureKey, usage: { usageUnits: 3, model: 'gpt' } })],
   ['ingest', 'POST', '/api/v1/client/events', () => event('bench-1', featureKey)],
   ['credit-ingest', 'POST', '/api/v1/client/events', () => event('bench-credit-1', creditFeatureKey)],
 ];
