@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dec } from '../../platform/money.js';
-import { availableInGrants, coveredUsage, planFifoDraw, planPoolDraw, planRollover, poolStatusAfter, type DrawSource } from './domain.js';
+import { availableInGrants, capacityOf, coveredUsage, planFifoDraw, planPoolDraw, planRollover, poolStatusAfter, type DrawSource } from './domain.js';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
 const later = new Date('2026-04-01T00:00:00Z');
@@ -30,6 +30,10 @@ test('when drawing across pools then priority order is kept and each link draw l
   assert.equal(plan.refused, false);
   const spent = planPoolDraw([pool('capped', '10', false, '-1'), pool('next', '1')], dec(3));
   assert.deepEqual(show(spent.draws), [['next', '1']], 'a link drawn past its limit gives nothing (negative headroom is 0)');
+});
+
+test('when a link has a draw limit then a pool can give at most its headroom, never below zero', () => {
+  assert.deepEqual([pool('a', '10'), pool('b', '10', false, '4'), pool('c', '3', false, '4'), pool('d', '10', false, '-2')].map((p) => capacityOf(p).toFixed()), ['10', '4', '3', '0']);
 });
 
 test('when soft pools cannot cover a charge then they give what they have and the rest stays billable usage', () => {

@@ -44,13 +44,18 @@ export type PoolDrawPlan = {
   refused: boolean;
 };
 
+/** What a source can give a draw: its available credits, capped by its link's headroom (never below zero). */
+export function capacityOf(s: DrawSource): Decimal {
+  return s.linkHeadroom === null ? s.available : minOf(s.available, maxOf(s.linkHeadroom, dec(0)));
+}
+
 /**
  * Draws a charge across a subscription's pools in draw-priority order (the caller sorts them),
  * each capped by its link's draw limit. If any pool is hard-limit and the total available is short,
  * the whole charge is refused; otherwise what cannot be covered stays billable usage.
  */
 export function planPoolDraw(sources: DrawSource[], charge: Decimal): PoolDrawPlan {
-  const capacity = sources.map((s) => (s.linkHeadroom === null ? s.available : minOf(s.available, maxOf(s.linkHeadroom, dec(0)))));
+  const capacity = sources.map(capacityOf);
   const total = capacity.reduce((sum, c) => sum.plus(c), dec(0));
   if (sources.some((s) => s.hardLimit) && total.lt(charge)) {
     return { draws: [], covered: dec(0), uncovered: charge, refused: true };

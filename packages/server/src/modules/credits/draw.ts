@@ -2,7 +2,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/database.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
-import { availableInGrants, coveredUsage, planPoolDraw, type DrawSource } from './domain.js';
+import { availableInGrants, capacityOf, coveredUsage, planPoolDraw, type DrawSource } from './domain.js';
 import { drawFromPool } from './ledger.js';
 import * as repo from './repo.js';
 import { findPriceAtCached, resolveWeight, resolveWeightCached } from './tariff/service.js';
@@ -45,9 +45,12 @@ const identityQuote = (units: Decimal): CreditQuote => ({
 /** What linked pools could supply now: ACTIVE pools' balances, each capped by its link's headroom. */
 export type LinkedPool = { credit_pool_id: string; status: repo.PoolRow['status']; hard_limit: boolean; balance: string; draw_limit: string | null; total_drawn: string };
 
+/** A FROZEN or ARCHIVED pool gives nothing: draws, holds and quotes pass it over. */
+const isDrawable = (l: LinkedPool) => l.status === 'ACTIVE' || l.status === 'DEPLETED';
+
 export function sourcesOf(links: LinkedPool[], available: (poolId: string, balance: Decimal) => Decimal): DrawSource[] {
   return links
-    .filter((l) => l.status === 'ACTIVE' || l.status === 'DEPLETED')
+    .filter(isDrawable)
     .map((l) => ({
       poolId: l.credit_pool_id,
       hardLimit: l.hard_limit,
@@ -56,12 +59,43 @@ export function sourcesOf(links: LinkedPool[], available: (poolId: string, balan
     }));
 }
 
+/** The `credit` of an entitlement check (contract §4.9): the pools it counts, summed exactly. */
+export type CreditSummary = { denomination: string; balance: Decimal; totalGranted: Decimal; totalConsumed: Decimal; hardLimit: boolean };
+
+type QuotedPool = LinkedPool & { total_granted: string; total_consumed: string };
+
+/**
+ * The check's `credit` from the rows its quote already read, with no statement of its own (ADR 0030,
+ * Decision 4). It counts the pools the limit decision and the draw use: the subscription's linked,
+ * drawable pools (a shared pool linked to it counts; a customer pool not linked to it does not).
+ * `balance` is what they can give a draw by the decision's own rule (`capacityOf`: held credits are
+ * already out of the pool balance; link draw limits cap it), so a refusal for credits never shows a
+ * balance covering its charge; `hardLimit`: any counted pool can refuse. Null: no such pool.
+ */
+function summarizeCredit(denomination: string, links: QuotedPool[]): CreditSummary | null {
+  const counted = links.filter(isDrawable);
+  if (counted.length === 0) return null;
+  const sum = (values: Decimal[]) => values.reduce((total, v) => total.plus(v), dec(0));
+  return {
+    denomination,
+    balance: sum(sourcesOf(counted, (_id, balance) => balance).map(capacityOf)),
+    totalGranted: sum(counted.map((l) => dec(l.total_granted))),
+    totalConsumed: sum(counted.map((l) => dec(l.total_consumed))),
+    hardLimit: counted.some((l) => l.hard_limit),
+  };
+}
+
 /**
  * A pre-flight quote: weight at request time (no clamp), estimated credits and cost at the book
- * price in effect now, and whether hard-limit pools could cover it. A quote, not a promise.
+ * price in effect now, whether hard-limit pools could cover it, and the pools' `credit` summary
+ * (null: not credit-backed, no subscription, or no drawable pool in the denomination linked to it).
+ * A quote, not a promise.
  */
-export async function quoteCredits(ctx: Pick<AppContext, 'cache' | 'db'>, input: CreditQuoteInput): Promise<{ quote: CreditQuote; limitReached: boolean }> {
-  if (!input.denomination || !input.featureId) return { quote: identityQuote(input.units), limitReached: false };
+export async function quoteCredits(
+  ctx: Pick<AppContext, 'cache' | 'db'>,
+  input: CreditQuoteInput,
+): Promise<{ quote: CreditQuote; limitReached: boolean; credit: CreditSummary | null }> {
+  if (!input.denomination || !input.featureId) return { quote: identityQuote(input.units), limitReached: false, credit: null };
   // Tariff rows may come from the node cache; the pools' balances never do.
   const [weight, price] = await Promise.all([
     resolveWeightCached(ctx, input.accountId, input.featureId, input.model, input.now),
@@ -77,9 +111,13 @@ export async function quoteCredits(ctx: Pick<AppContext, 'cache' | 'db'>, input:
     currency: price?.currency ?? null,
     estimatedCost: price ? roundCredits(estimatedCredits.times(price.pricePerCredit)) : null,
   };
-  if (!input.subscriptionId) return { quote, limitReached: false };
+  if (!input.subscriptionId) return { quote, limitReached: false, credit: null };
   const links = await repo.listLinkedPools(ctx.db, input.accountId, input.subscriptionId, input.denomination);
-  return { quote, limitReached: planPoolDraw(sourcesOf(links, (_id, balance) => balance), estimatedCredits).refused };
+  return {
+    quote,
+    limitReached: planPoolDraw(sourcesOf(links, (_id, balance) => balance), estimatedCredits).refused,
+    credit: summarizeCredit(input.denomination, links),
+  };
 }
 
 export type CreditDrawInput = CreditQuoteInput & {

@@ -129,7 +129,7 @@ export const listLinkedPools = (db: Executor, accountId: string, subscriptionId:
   db
     .selectFrom('credit_pool_links as l')
     .innerJoin('credit_pools as p', (j) => j.onRef('p.id', '=', 'l.credit_pool_id').onRef('p.account_id', '=', 'l.account_id'))
-    .select(['l.credit_pool_id', 'l.draw_priority', 'l.draw_limit', 'l.total_drawn', 'p.hard_limit', 'p.status', 'p.balance', 'p.currency'])
+    .select(['l.credit_pool_id', 'l.draw_priority', 'l.draw_limit', 'l.total_drawn', 'p.hard_limit', 'p.status', 'p.balance', 'p.total_granted', 'p.total_consumed', 'p.currency'])
     .where('l.account_id', '=', accountId)
     .where('l.subscription_id', '=', subscriptionId)
     .where('p.denomination', '=', denomination)

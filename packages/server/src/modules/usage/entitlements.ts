@@ -53,7 +53,7 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
   const { context: c, pricing, hasRule } = known;
   const used = c.subscription_id && hasRule ? await usedInWindow(ctx, principal.accountId, c, pricing?.resetMode ?? 'reset', now) : dec(0);
 
-  const { quote: creditQuote, limitReached: creditLimitReached } = await quoteCredits(ctx, {
+  const { quote: creditQuote, limitReached: creditLimitReached, credit } = await quoteCredits(ctx, {
     accountId: principal.accountId,
     customerId: c.customer_id,
     featureId: c.feature_id,
@@ -103,6 +103,8 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
     flowId: held?.reservation?.flowId ?? input.evaluate?.flowId ?? null,
     ...(decision.usage ? { usage: decision.usage } : {}),
     ...(input.evaluate && decision.simulation ? { simulation: decision.simulation } : {}),
+    // As the decision saw the pools: before this evaluate's own hold, which `reservation` shows.
+    ...(credit ? { credit } : {}),
     ...(input.evaluate ? { creditQuote } : {}),
     ...(held ? { reservation: held.reservation } : {}),
   };

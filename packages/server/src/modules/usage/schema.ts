@@ -124,6 +124,16 @@ const CreditQuoteSchema = z.object({
   estimatedCost: decimalOutput.nullable(),
 });
 
+const CreditSummarySchema = z
+  .object({
+    denomination: z.string(),
+    balance: decimalOutput.describe("What the pools can give a draw now: their balances (credits held by reservations are already out), each capped by its link's draw limit; the check's credit limit decision compares the charge with it"),
+    totalGranted: decimalOutput.describe("The pools' granted totals"),
+    totalConsumed: decimalOutput.describe("The pools' consumed totals (a shared pool's include other subscriptions' draws)"),
+    hardLimit: z.boolean().describe('Some pool is hard-limit: a charge above `balance` is refused (CREDIT_LIMIT_REACHED)'),
+  })
+  .describe("Present when the feature's rule has a credit model and the customer's active subscription has an ACTIVE or DEPLETED pool in its denomination linked (the pools its usage draws from); sums over those pools");
+
 export const EntitlementResultSchema = z
   .object({
     customerReferenceId: z.string().describe('The customer checked (the name every other route uses)'),
@@ -134,6 +144,7 @@ export const EntitlementResultSchema = z
     flowId: z.string().nullable(),
     usage: z.object({ used: decimalOutput, limit: decimalOutput.optional(), remaining: decimalOutput.optional(), unlimited: z.boolean() }).optional(),
     simulation: z.object({ requestedUsage: decimalOutput, projectedUsage: decimalOutput, projectedRemaining: decimalOutput, wouldExceedLimit: z.boolean() }).optional(),
+    credit: CreditSummarySchema.optional(),
     creditQuote: CreditQuoteSchema.optional(),
     reservation: ReservationSchema.nullable().optional().describe('Evaluate with `reserve: true` only: the hold of the quoted credits, null when nothing was held (denied, no credits, zero quote, no pool)'),
   })
