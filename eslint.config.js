@@ -21,7 +21,7 @@ export const MODULE_DEPENDENCIES = {
   payments: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits', 'usage'],
   mcp: ['catalog', 'customers', 'billing', 'credits', 'usage', 'payments'],
   spend: ['catalog', 'credits', 'usage'],
-  portal: ['accounts', 'customers'],
+  portal: ['accounts', 'customers', 'payments'],
 };
 
 export default tseslint.config(

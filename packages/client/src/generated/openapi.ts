@@ -751,7 +751,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The portal session of the calling portal token: its customer, scopes and expiry
+         * The portal session of the calling portal token: its customer, scopes and expiry, the seller's name and the pools a top-up can go through
          * @description Called by the portal page with its token. Any other credential (a tenant or customer key) is 404.
          *
          *     Customer keys: accepted (any scope); a customer named in the path or body must be the key's own (403 otherwise).
@@ -1461,7 +1461,7 @@ export interface paths {
         head?: never;
         /**
          * Update a plan; status ACTIVE activates it
-         * @description Status moves DRAFT → ACTIVE ⇄ ARCHIVED (an unknown value: "Invalid plan status: …"). Activation needs a name, a description, intervalMonths ≥ 1 and at least one linked feature. An ACTIVE plan's key, priceAmount, intervalMonths and billingTiming cannot change; an ARCHIVED plan only changes status.
+         * @description Status moves DRAFT → ACTIVE ⇄ ARCHIVED (an unknown value: "Invalid plan status: …"). Activation needs a name, a description, intervalMonths ≥ 1, a priceAmount (0 for a free plan) and at least one linked feature; a refused activation is one 400 whose message is the first unmet precondition (contract order) and whose fields[] lists every unmet one (name, description, intervalMonths, priceAmount, features). An ACTIVE plan's key, priceAmount, intervalMonths and billingTiming cannot change; an ARCHIVED plan only changes status.
          */
         patch: operations["updatePlan"];
         trace?: never;
@@ -2956,6 +2956,18 @@ export interface components {
         };
         EntitlementResult: {
             allowed: boolean;
+            /** @description Present when the feature's rule has a credit model and the customer's active subscription has an ACTIVE or DEPLETED pool in its denomination linked (the pools its usage draws from); sums over those pools */
+            credit?: {
+                /** @description What the pools can give a draw now: their balances (credits held by reservations are already out), each capped by its link's draw limit; the check's credit limit decision compares the charge with it */
+                balance: number;
+                denomination: string;
+                /** @description Some pool is hard-limit: a charge above `balance` is refused (CREDIT_LIMIT_REACHED) */
+                hardLimit: boolean;
+                /** @description The pools' consumed totals (a shared pool's include other subscriptions' draws) */
+                totalConsumed: number;
+                /** @description The pools' granted totals */
+                totalGranted: number;
+            };
             creditQuote?: {
                 currency: string | null;
                 estimatedCost: number | null;
@@ -2966,6 +2978,8 @@ export interface components {
                 /** @enum {string} */
                 weightMatch: "MODEL" | "FEATURE_DEFAULT" | "NONE";
             };
+            /** @description The customer checked (the name every other route uses) */
+            customerReferenceId: string;
             featureKey: string;
             flowId: string | null;
             meta: {
@@ -2974,6 +2988,7 @@ export interface components {
                     description: string;
                 };
             } | null;
+            /** @description The same reference under the original system's name, kept for its clients */
             referenceCustomerId: string;
             /** @description Evaluate with `reserve: true` only: the hold of the quoted credits, null when nothing was held (denied, no credits, zero quote, no pool) */
             reservation?: components["schemas"]["CreditReservation"] | null;
@@ -3195,6 +3210,34 @@ export interface components {
             /** @description When it was revoked or rotated away; null while it is not */
             revokedAt: string | null;
             scopes: ("read" | "purchase")[];
+        };
+        OwnPortalSession: {
+            /** @description The link authenticates now: false once revoked or expired */
+            active: boolean;
+            allowPurchase: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            customerReferenceId: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @description The seller's name (the account's name), for the portal's messages to the customer */
+            operatorName: string | null;
+            returnUrl: string | null;
+            revokedAt: string | null;
+            scopes: ("read" | "purchase")[];
+            /** @description Prefix and last 4 characters of the token, e.g. pt_test_…a91c */
+            tokenHint: string;
+            /** @description The customer's pools a top-up can go through now: the link has the purchase scope, a payment processor is connected, the pool is not archived and a price is published for its denomination. Empty otherwise; the portal offers "Top up" for these pools only. */
+            topUpPools: {
+                currency: string;
+                denomination: string;
+                /** Format: uuid */
+                poolId: string;
+                /** @description Price of one credit now, in currency */
+                pricePerCredit: number;
+            }[];
         };
         Plan: {
             /** @enum {string} */
@@ -8052,7 +8095,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["PortalSession"];
+                        data: components["schemas"]["OwnPortalSession"];
                         /** @enum {boolean} */
                         success: true;
                     };

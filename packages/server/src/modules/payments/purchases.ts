@@ -5,9 +5,9 @@ import { AppError, invalid } from '../../platform/errors/app-error.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
-import { findPriceAt, getCustomerPool, grantPurchasedCredits } from '../credits/index.js';
+import { findPriceAt, getCustomerPool, grantPurchasedCredits, listPools } from '../credits/index.js';
 import { resolveCallerCustomer, type CustomerRow } from '../customers/index.js';
-import { getAccountSettings } from '../settings/index.js';
+import { getAccountSettings, type AccountSettings } from '../settings/index.js';
 import { openHostedCheckout, type ReturnUrls } from './checkout.js';
 import { processorKey } from './connection.js';
 import { purchaseAmount, requireMinimum, requireWithinSpendCap, toMinorUnitInteger } from './domain.js';
@@ -62,7 +62,7 @@ export async function purchaseCredits(ctx: AppContext, principal: Principal, inp
   requireWithinSpendCap(amount, currency, settings.agentMaxTopupAmount);
   const base: PurchaseResult = { completed: false, credits: input.credits, pricePerCredit: price.pricePerCredit, amountCharged: amount, currency };
 
-  const key = settings.stripeMode === 'NONE' ? null : await processorKey(ctx, accountId);
+  const key = await purchaseProcessorKey(ctx, accountId, settings);
   if (!key) throw paymentRequired({ ...base, declineReason: 'no payment processor connected' });
   const stripe = stripeClient(ctx.config, key, ctx.metrics);
 
@@ -92,6 +92,32 @@ export async function purchaseCredits(ctx: AppContext, principal: Principal, inp
   });
   await withTransaction(ctx.db, (tx) => repo.updatePurchase(tx, accountId, purchase.id, { status: 'CHECKOUT', checkout_session_id: session.id, modified_at: ctx.clock.now() }));
   throw paymentRequired({ ...base, checkoutUrl: session.checkoutUrl, checkoutSessionId: session.id, ...(declineReason ? { declineReason } : {}) });
+}
+
+/** The key purchases charge with: none while the mode is NONE or no key is stored or configured. */
+async function purchaseProcessorKey(ctx: AppContext, accountId: string, settings: AccountSettings): Promise<string | null> {
+  return settings.stripeMode === 'NONE' ? null : processorKey(ctx, accountId);
+}
+
+/** A pool the customer can buy credits for now, at its denomination's current price. */
+export type TopUpOffer = { poolId: string; denomination: string; pricePerCredit: Decimal; currency: string };
+
+/**
+ * The customer's pools a purchase can go through for now: a processor is connected, the pool is not
+ * archived and its denomination has a published price. These are the refusals of `purchaseCredits`
+ * that no amount can avoid, so a surface that offers top-ups only for these (the portal) never
+ * offers one the operator has not set up.
+ */
+export async function listTopUpOffers(ctx: AppContext, accountId: string, customerId: string): Promise<TopUpOffer[]> {
+  if (!(await purchaseProcessorKey(ctx, accountId, await getAccountSettings(ctx.db, accountId)))) return [];
+  const now = ctx.clock.now();
+  const pools = (await listPools(ctx.db, accountId, { customerId })).filter((p) => p.status !== 'ARCHIVED');
+  const prices = new Map<string, Awaited<ReturnType<typeof findPriceAt>>>();
+  for (const denomination of new Set(pools.map((p) => p.denomination))) prices.set(denomination, await findPriceAt(ctx.db, accountId, denomination, now));
+  return pools.flatMap((p) => {
+    const price = prices.get(p.denomination);
+    return price ? [{ poolId: p.id, denomination: p.denomination, pricePerCredit: price.pricePerCredit, currency: price.currency }] : [];
+  });
 }
 
 type ChargeOutcome = { kind: 'succeeded'; paymentIntentId: string } | { kind: 'declined'; reason: string };

@@ -5,7 +5,7 @@ import { envelopeSchema, ok } from '../../platform/http/envelope.js';
 import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { RefParams } from '../customers/index.js';
-import { IssuedPortalSessionSchema, PortalSessionCreateSchema, PortalSessionParams, PortalSessionSchema } from './schema.js';
+import { IssuedPortalSessionSchema, OwnPortalSessionSchema, PortalSessionCreateSchema, PortalSessionParams, PortalSessionSchema } from './schema.js';
 import * as service from './service.js';
 
 const tags = ['Customer portal'];
@@ -59,9 +59,9 @@ export function portalRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         operationId: 'getOwnPortalSession',
-        summary: "The portal session of the calling portal token: its customer, scopes and expiry",
+        summary: "The portal session of the calling portal token: its customer, scopes and expiry, the seller's name and the pools a top-up can go through",
         description: 'Called by the portal page with its token. Any other credential (a tenant or customer key) is 404.',
-        response: { 200: envelopeSchema(PortalSessionSchema) },
+        response: { 200: envelopeSchema(OwnPortalSessionSchema) },
       },
     }, async (request) => ok(await service.getCallerPortalSession(ctx, principalOf(request))));
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decimalOutput } from '../../platform/http/decimal-schema.js';
 import { RefParams } from '../customers/index.js';
 import {
   isHttpUrl,
@@ -44,6 +45,29 @@ const sessionFields = {
 };
 
 export const PortalSessionSchema = z.object(sessionFields).meta({ id: 'PortalSession' });
+
+/**
+ * What the portal page reads with its own token: the session, plus what the page may offer and
+ * whom it names (fields only this read has; create, list and revoke answer PortalSession).
+ */
+export const OwnPortalSessionSchema = z
+  .object({
+    ...sessionFields,
+    operatorName: z.string().nullable().describe("The seller's name (the account's name), for the portal's messages to the customer"),
+    topUpPools: z
+      .array(
+        z.object({
+          poolId: z.uuid(),
+          denomination: z.string(),
+          pricePerCredit: decimalOutput.describe('Price of one credit now, in currency'),
+          currency: z.string(),
+        }),
+      )
+      .describe(
+        "The customer's pools a top-up can go through now: the link has the purchase scope, a payment processor is connected, the pool is not archived and a price is published for its denomination. Empty otherwise; the portal offers \"Top up\" for these pools only.",
+      ),
+  })
+  .meta({ id: 'OwnPortalSession' });
 
 export const IssuedPortalSessionSchema = z
   .object({

@@ -1,5 +1,6 @@
 import {
   customerKeyEnvironment,
+  findAccountName,
   getPortalSession,
   issuePortalSession,
   listPortalSessions,
@@ -12,6 +13,7 @@ import { notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { getCustomerById, getCustomerByRef } from '../customers/index.js';
+import { listTopUpOffers } from '../payments/index.js';
 import { computePortalExpiry, computePortalScopes, computePortalUrl } from './domain.js';
 import type { PortalSessionCreate } from './schema.js';
 
@@ -61,12 +63,18 @@ export async function revokeSession(ctx: AppContext, target: PortalTarget, sessi
   return toSessionView(session, customer.customer_reference_id);
 }
 
-/** The portal session the caller's token belongs to (the portal page starts here); 404 for any other credential. */
+/**
+ * The portal session the caller's token belongs to (the portal page starts here), with the seller's
+ * name and the pools a top-up can go through (none without the purchase scope); 404 for any other
+ * credential.
+ */
 export async function getCallerPortalSession(ctx: AppContext, principal: Principal) {
   if (principal.kind !== 'customer' || principal.portalSessionId === undefined) {
     throw notFound('No portal session: this route answers a customer portal token only');
   }
-  const customer = await getCustomerById(ctx.db, principal.accountId, principal.customerId);
-  const session = await getPortalSession(ctx.db, { accountId: principal.accountId, customerId: customer.id, sessionId: principal.portalSessionId, now: ctx.clock.now() });
-  return toSessionView(session, customer.customer_reference_id);
+  const { accountId } = principal;
+  const customer = await getCustomerById(ctx.db, accountId, principal.customerId);
+  const session = toSessionView(await getPortalSession(ctx.db, { accountId, customerId: customer.id, sessionId: principal.portalSessionId, now: ctx.clock.now() }), customer.customer_reference_id);
+  const [operatorName, offers] = await Promise.all([findAccountName(ctx.db, accountId), session.allowPurchase ? listTopUpOffers(ctx, accountId, customer.id) : []]);
+  return { ...session, operatorName, topUpPools: offers };
 }
