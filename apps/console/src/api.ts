@@ -15,11 +15,25 @@ let onUnauthorized: () => void = () => {};
  * fetch whose JSON keeps every amount exact: the client's codec reads decimal fields as decimal
  * strings (JSON.parse would put them through a double). At run time those fields are strings even
  * where the generated types say number; format.ts takes either.
+ *
+ * The answer is handed on as JSON whose decimals are already strings, because openapi-fetch does
+ * not always call `response.json()`: an error body, or a body without Content-Length, goes through
+ * `JSON.parse(await response.text())` (a 402's amountCharged would arrive as a double).
  */
 export async function exactJsonFetch(input: Request, init?: RequestInit): Promise<Response> {
   const response = await fetch(input, init);
-  Object.defineProperty(response, 'json', { value: async () => parseJson(await response.text()) });
-  return response;
+  if (!/\bjson\b/i.test(response.headers.get('content-type') ?? '')) return response;
+  const text = await response.text();
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  let body: string | null = text === '' ? null : text;
+  try {
+    if (body !== null) body = JSON.stringify(parseJson(body));
+  } catch {
+    // Not JSON after all: passed on as it came, for openapi-fetch to report.
+  }
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }
 
 export const api = createCore({ baseUrl: window.location.origin, fetch: exactJsonFetch as typeof fetch });

@@ -1,6 +1,7 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { formatCredits } from './format';
 
 /** Room for a value axis' longest label (uPlot's fixed default clips "50,000"). */
 function axisSize(_self: uPlot, values: string[] | null): number {
@@ -8,12 +9,23 @@ function axisSize(_self: uPlot, values: string[] | null): number {
   return Math.max(40, 14 + longest * 8);
 }
 
-export type ChartSeries = { label: string; values: (number | null)[]; color: string; axis?: 'left' | 'right'; bars?: boolean };
+/**
+ * One line or bar series: each day's value as exact decimal text (null: none that day), and how the
+ * table shows a value (default: every digit, grouped).
+ */
+export type ChartSeries = {
+  label: string;
+  values: (string | null)[];
+  color: string;
+  axis?: 'left' | 'right';
+  bars?: boolean;
+  show?: (value: string) => ReactNode;
+};
 
 /**
  * A time chart over UTC days (uPlot, ADR 0019). Values are plotted as numbers: a chart is a
- * picture; every figure shown as text comes from the API's exact decimal. The same data is in a
- * visually hidden table for screen readers.
+ * picture. The same data is in a visually hidden table for screen readers, shown from the exact
+ * decimal texts (never from the plotted doubles).
  */
 export function DayChart({ title, days, series, height = 220 }: { title: string; days: string[]; series: ChartSeries[]; height?: number }) {
   const box = useRef<HTMLDivElement>(null);
@@ -46,7 +58,7 @@ export function DayChart({ title, days, series, height = 220 }: { title: string;
           })),
         ],
       },
-      [xs, ...series.map((s) => s.values)] as uPlot.AlignedData,
+      [xs, ...series.map((s) => s.values.map((v) => (v === null ? null : Number(v))))] as uPlot.AlignedData,
       el,
     );
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 300), height }));
@@ -77,7 +89,7 @@ export function DayChart({ title, days, series, height = 220 }: { title: string;
             <tr key={d}>
               <th scope="row">{d}</th>
               {series.map((s) => (
-                <td key={s.label}>{s.values[i] ?? ''}</td>
+                <td key={s.label}>{showValue(s, s.values[i] ?? null)}</td>
               ))}
             </tr>
           ))}
@@ -85,4 +97,9 @@ export function DayChart({ title, days, series, height = 220 }: { title: string;
       </table>
     </figure>
   );
+}
+
+function showValue(series: ChartSeries, value: string | null): ReactNode {
+  if (value === null) return '';
+  return series.show ? series.show(value) : formatCredits(value);
 }

@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { ApiError } from './api';
-import { formatDate, formatDateTime } from './format';
+import { formatCredits, formatDate, formatDateTime, formatMoney, formatUnitPrice, type DecimalInput } from './format';
 
 /** The API's message, its field errors and the requestId to quote to support. */
 export function ErrorNote({ error, title }: { error: unknown; title?: string }) {
@@ -59,6 +59,32 @@ export function Time({ iso, dateOnly }: { iso: string | null | undefined; dateOn
       {dateOnly ? formatDate(iso) : formatDateTime(iso)}
     </time>
   );
+}
+
+/**
+ * The console's figures: every amount on a page is one of these, so its type (money in a currency,
+ * a price per unit, credits) is in the markup (`data-figure`) and the browser tests can check each
+ * figure's decimals against it.
+ */
+export function Money({ amount, currency }: { amount: DecimalInput; currency: string }) {
+  return (
+    <span data-figure="money" data-currency={currency.toUpperCase()}>
+      {formatMoney(amount, currency)}
+    </span>
+  );
+}
+
+/** A price per unit (per credit, per event): every digit of the rate, at least the currency's minor units. */
+export function UnitPrice({ amount, currency }: { amount: DecimalInput; currency: string }) {
+  return (
+    <span data-figure="unit-price" data-currency={currency.toUpperCase()}>
+      {formatUnitPrice(amount, currency)}
+    </span>
+  );
+}
+
+export function Credits({ amount }: { amount: DecimalInput }) {
+  return <span data-figure="credits">{formatCredits(amount)}</span>;
 }
 
 export function StatusBadge({ status }: { status: string }) {

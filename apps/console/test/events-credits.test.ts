@@ -106,7 +106,7 @@ describe('console: events explorer and credits (browser)', () => {
     await weights.waitFor();
     assert.match(await weights.innerText(), /ai\.gen\s+gpt-4\s+2\.5\s+.*CURRENT/);
     const prices = page.getByRole('table', { name: 'Price book' });
-    assert.match(await prices.innerText(), /tokens\s+USD\s+0\.01\s+.*CURRENT/);
+    assert.match(await prices.innerText(), /tokens\s+USD\s+\$0\.01\s+.*CURRENT/);
 
     const form = page.getByRole('form', { name: 'Publish price' });
     await form.getByLabel('Denomination').fill('tokens');
@@ -114,7 +114,7 @@ describe('console: events explorer and credits (browser)', () => {
     await form.getByLabel('Effective from').fill('2027-04-01T00:00');
     await form.getByRole('button', { name: 'Publish price' }).click();
     await prices.getByText('0.0125').waitFor();
-    assert.match(await prices.innerText(), /0\.0125\s+.*SCHEDULED/);
+    assert.match(await prices.innerText(), /\$0\.0125\s+.*SCHEDULED/);
     await c.screenshot('credits');
     await page.getByRole('button', { name: 'Delete scheduled price tokens 0.0125' }).click();
     await page.waitForFunction(() => !document.querySelector('table[aria-label="Price book"]')?.textContent?.includes('0.0125'));

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api';
 import { decimalText, formatCredits } from '../format';
-import { Empty, ErrorNote, PageHeader, QueryView, StatusBadge, Time } from '../ui';
+import { Empty, ErrorNote, PageHeader, QueryView, StatusBadge, Time, UnitPrice } from '../ui';
 
 type Warning = Schemas['CreditTariffWarning'];
 /** A success answer without data (a delete). */
@@ -293,7 +293,9 @@ function Prices() {
                       <code>{p.denomination}</code>
                     </td>
                     <td>{p.currency}</td>
-                    <td className="num">{decimalText(p.pricePerCredit)}</td>
+                    <td className="num">
+                      <UnitPrice amount={p.pricePerCredit} currency={p.currency} />
+                    </td>
                     <td>
                       <Time iso={p.effectiveFrom} />
                     </td>

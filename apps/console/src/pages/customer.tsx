@@ -1,9 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'react-router';
 import { api, unwrap, type Schemas } from '../api';
+import { ledgerCredits } from '../credit-figures';
 import { Burndown, PoolFigures, UsageTable, type UsageReport } from '../credit-views';
-import { formatCredits, formatMoney } from '../format';
-import { Empty, ErrorNote, PageHeader, QueryView, StatusBadge, Time } from '../ui';
+import { Credits, Empty, ErrorNote, Money, PageHeader, QueryView, StatusBadge, Time } from '../ui';
 import { CustomerEntitlements } from './customer-entitlements';
 import { CustomerKeys } from './customer-keys';
 
@@ -148,7 +148,9 @@ function Invoices({ invoices, customerId }: { invoices: Invoice[]; customerId: s
                 <Time iso={i.periodStart} dateOnly /> – <Time iso={i.periodEnd} dateOnly />
               </td>
               <td>{i.type}</td>
-              <td className="num">{formatMoney(i.amount, i.currency)}</td>
+              <td className="num">
+                <Money amount={i.amount} currency={i.currency} />
+              </td>
               <td>
                 <Time iso={i.dueDate} dateOnly />
               </td>
@@ -202,7 +204,7 @@ function Pool({ pool, projection, asOf }: { pool: Schemas['CreditPool']; project
                 <tr>
                   <th scope="col">Type</th>
                   <th scope="col" className="num">
-                    Amount
+                    Credits
                   </th>
                   <th scope="col" className="num">
                     Remaining
@@ -215,8 +217,12 @@ function Pool({ pool, projection, asOf }: { pool: Schemas['CreditPool']; project
                 {list.map((g) => (
                   <tr key={g.id}>
                     <td>{g.grantType}</td>
-                    <td className="num">{formatCredits(g.amount)}</td>
-                    <td className="num">{formatCredits(g.remaining)}</td>
+                    <td className="num">
+                      <Credits amount={g.amount} />
+                    </td>
+                    <td className="num">
+                      <Credits amount={g.remaining} />
+                    </td>
                     <td>{g.expiresAt ? <Time iso={g.expiresAt} /> : 'never'}</td>
                     <td>
                       <Time iso={g.createdAt} />
@@ -240,7 +246,10 @@ function Pool({ pool, projection, asOf }: { pool: Schemas['CreditPool']; project
                   <th scope="col">When</th>
                   <th scope="col">Type</th>
                   <th scope="col" className="num">
-                    Amount
+                    Credits
+                  </th>
+                  <th scope="col" className="num">
+                    Held
                   </th>
                   <th scope="col" className="num">
                     Balance before
@@ -258,9 +267,18 @@ function Pool({ pool, projection, asOf }: { pool: Schemas['CreditPool']; project
                       <Time iso={t.createdAt} />
                     </td>
                     <td>{t.transactionType}</td>
-                    <td className="num">{formatCredits(t.amount)}</td>
-                    <td className="num">{formatCredits(t.balanceBefore)}</td>
-                    <td className="num">{formatCredits(t.balanceAfter)}</td>
+                    <td className="num">
+                      <Credits amount={ledgerCredits(t)} />
+                    </td>
+                    <td className="num">
+                      <Credits amount={t.heldChange} />
+                    </td>
+                    <td className="num">
+                      <Credits amount={t.balanceBefore} />
+                    </td>
+                    <td className="num">
+                      <Credits amount={t.balanceAfter} />
+                    </td>
                     <td>{t.description ?? ''}</td>
                   </tr>
                 ))}

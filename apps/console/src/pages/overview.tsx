@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { useMemo } from 'react';
+import { Fragment, useMemo } from 'react';
 import { api, unwrap, type Schemas } from '../api';
 import { DayChart, type ChartSeries } from '../chart';
-import { formatCount, formatCredits, formatMoney } from '../format';
-import { Empty, PageHeader, QueryView } from '../ui';
+import { formatCount, formatCredits } from '../format';
+import { Empty, Money, PageHeader, QueryView } from '../ui';
 
 const WINDOW_DAYS = 30;
 const TOP = 5;
@@ -12,8 +12,9 @@ type EventOverview = Schemas['EventOverview'];
 type Totals = EventOverview['topFeatures'][number];
 
 /**
- * The billing figures and the usage figures are two independent reads sent together: the page
- * paints after one round trip (the usage window is the service's, so no call waits for another).
+ * The billing figures, the usage figures and the account's currency are independent reads sent
+ * together: the page paints after one round trip (the usage window is the service's, so no call
+ * waits for another).
  */
 export default function OverviewPage() {
   const overview = useQuery({ queryKey: ['billing-overview'], queryFn: () => unwrap(api.GET('/api/v1/monetization/billing/overview')) });
@@ -21,6 +22,9 @@ export default function OverviewPage() {
     queryKey: ['event-overview', WINDOW_DAYS],
     queryFn: () => unwrap(api.GET('/api/v1/tanso/events/overview', { params: { query: { days: WINDOW_DAYS, top: TOP, eventType: 'CLIENT_TRACKED' } } })),
   });
+  // Event revenue carries no currency of its own: it is shown in the account's currency.
+  const settings = useQuery({ queryKey: ['account-settings'], queryFn: () => unwrap(api.GET('/api/v1/tanso/account-settings')) });
+  const currency = settings.data?.currency;
 
   return (
     <section>
@@ -34,14 +38,28 @@ export default function OverviewPage() {
             </div>
             <div className="stat">
               <dt>MRR (from plan prices)</dt>
-              <dd data-testid="mrr">{o.mrr.length === 0 ? '—' : o.mrr.map((r) => formatMoney(r.amount, r.currency)).join(' · ')}</dd>
+              <dd data-testid="mrr">
+                {o.mrr.length === 0
+                  ? '—'
+                  : o.mrr.map((r, i) => (
+                      <Fragment key={r.currency}>
+                        {i > 0 ? ' · ' : null}
+                        <Money amount={r.amount} currency={r.currency} />
+                      </Fragment>
+                    ))}
+              </dd>
             </div>
             <div className="stat">
               <dt>Invoices past due</dt>
               <dd data-testid="past-due">
                 {o.pastDueInvoices.length === 0
                   ? 'None'
-                  : o.pastDueInvoices.map((r) => `${r.invoices} · ${formatMoney(r.amount, r.currency)}`).join(', ')}
+                  : o.pastDueInvoices.map((r, i) => (
+                      <Fragment key={r.currency}>
+                        {i > 0 ? ', ' : null}
+                        {r.invoices} · <Money amount={r.amount} currency={r.currency} />
+                      </Fragment>
+                    ))}
               </dd>
             </div>
           </dl>
@@ -50,10 +68,10 @@ export default function OverviewPage() {
       <QueryView query={usage} what="usage of the last 30 days">
         {(u) => (
           <>
-            <DailyCharts usage={u} />
+            <DailyCharts usage={u} currency={currency} />
             <div className="two-columns">
-              <TopTable title="Top features" keyLabel="Feature" rows={u.topFeatures} />
-              <TopTable title="Top customers by usage" keyLabel="Customer" rows={u.topCustomers} />
+              <TopTable title="Top features" keyLabel="Feature" rows={u.topFeatures} currency={currency} />
+              <TopTable title="Top customers by usage" keyLabel="Customer" rows={u.topCustomers} currency={currency} />
             </div>
           </>
         )}
@@ -62,15 +80,19 @@ export default function OverviewPage() {
   );
 }
 
-function DailyCharts({ usage }: { usage: EventOverview }) {
+/** Revenue in the account's currency; a dash until that currency is known. */
+function Revenue({ amount, currency }: { amount: string | number; currency: string | undefined }) {
+  return currency ? <Money amount={amount} currency={currency} /> : <>—</>;
+}
+
+function DailyCharts({ usage, currency }: { usage: EventOverview; currency: string | undefined }) {
   const days = useMemo(() => usage.days.map((d) => d.day), [usage]);
   const series = useMemo<ChartSeries[]>(
     () => [
-      // Plotted as numbers (a picture); the figures in text come from the exact decimals.
-      { label: 'Events', values: usage.days.map((d) => d.eventCount), color: '#2553c7', bars: true },
-      { label: 'Revenue', values: usage.days.map((d) => Number(d.revenueAmount)), color: '#1d8a4a', axis: 'right' },
+      { label: 'Events', values: usage.days.map((d) => String(d.eventCount)), color: '#2553c7', bars: true, show: (v) => formatCount(Number(v)) },
+      { label: 'Revenue', values: usage.days.map((d) => String(d.revenueAmount)), color: '#1d8a4a', axis: 'right', show: (v) => <Revenue amount={v} currency={currency} /> },
     ],
-    [usage],
+    [usage, currency],
   );
   const total = usage.days.reduce((n, d) => n + d.eventCount, 0);
   return (
@@ -83,7 +105,7 @@ function DailyCharts({ usage }: { usage: EventOverview }) {
   );
 }
 
-function TopTable({ title, keyLabel, rows }: { title: string; keyLabel: string; rows: Totals[] }) {
+function TopTable({ title, keyLabel, rows, currency }: { title: string; keyLabel: string; rows: Totals[]; currency: string | undefined }) {
   const top = rows;
   return (
     <div>
@@ -114,7 +136,9 @@ function TopTable({ title, keyLabel, rows }: { title: string; keyLabel: string; 
                 </td>
                 <td className="num">{formatCount(g.eventCount)}</td>
                 <td className="num">{formatCredits(g.usageUnits)}</td>
-                <td className="num">{formatCredits(g.revenueAmount)}</td>
+                <td className="num">
+                  <Revenue amount={g.revenueAmount} currency={currency} />
+                </td>
               </tr>
             ))}
           </tbody>

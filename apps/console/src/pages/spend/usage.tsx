@@ -1,14 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../../api';
-import { decimalText, formatCount } from '../../format';
+import { decimalText, formatCount, multiplyDecimals } from '../../format';
 import { Empty, PageHeader, QueryView } from '../../ui';
-import { DayChart } from '../../chart';
+import { DayChart, type ChartSeries } from '../../chart';
 import { dollars, StackedBars } from './common';
 
 type Report = Schemas['SpendUsageReport'];
 const tokens = (v: number | string | null | undefined) => formatCount(Number(decimalText(v)));
-const plotDollars = (cents: number | string | null | undefined) => Number(decimalText(cents)) / 100;
+/** Cents as exact dollar text for the chart (plotted as a picture; its table shows them with `dollars`). */
+const dollarText = (cents: number | string | null | undefined) => multiplyDecimals(cents, '0.01');
+const showDollars = (value: string) => dollars(multiplyDecimals(value, 100));
 
 /** Usage over a window: cost by day, tokens by model (stacked by kind), people where attribution is on, unpriced models flagged. */
 export default function UsagePage() {
@@ -52,10 +54,10 @@ export function WindowForm({ onApply, label = 'Window' }: { onApply: (w: { from?
 
 function UsageReport({ r }: { r: Report }) {
   const days = useMemo(() => r.byDay.map((d) => d.date.slice(0, 10)), [r]);
-  const daySeries = useMemo(
+  const daySeries = useMemo<ChartSeries[]>(
     () => [
-      { label: 'Metered cost ($)', values: r.byDay.map((d) => plotDollars(d.meteredCostCents)), color: '#2553c7', bars: true },
-      { label: 'Vendor cost ($)', values: r.byDay.map((d) => plotDollars(d.vendorCostCents)), color: '#d9822b' },
+      { label: 'Metered cost ($)', values: r.byDay.map((d) => dollarText(d.meteredCostCents)), color: '#2553c7', bars: true, show: showDollars },
+      { label: 'Vendor cost ($)', values: r.byDay.map((d) => dollarText(d.vendorCostCents)), color: '#d9822b', show: showDollars },
     ],
     [r],
   );
