@@ -1,12 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError, unwrap, type Schemas } from '../api';
+import { ledgerCredits } from '../credit-figures';
 import { Burndown, PoolFigures, UsageTable, type UsageReport } from '../credit-views';
-import { formatCredits, formatMoney } from '../format';
+import { formatCredits } from '../format';
 import { portalApi, takePortalToken } from '../portal-api';
-import { Empty, ErrorNote, QueryView, StatusBadge, Time } from '../ui';
+import { Credits, Empty, ErrorNote, Money, QueryView, StatusBadge, Time, UnitPrice } from '../ui';
 
-type Session = Schemas['PortalSession'];
+type Session = Schemas['OwnPortalSession'];
+type Offer = Session['topUpPools'][number];
 type Pool = Schemas['CreditPool'];
 type Transaction = Schemas['CreditTransaction'];
 type Projection = UsageReport['creditPools'][number];
@@ -111,7 +113,7 @@ function Portal({ customerRef: ref, session }: { customerRef: string; session: S
           )
         }
       </QueryView>
-      {session?.allowPurchase && pools.data && pools.data.items.length > 0 ? <TopUp pools={pools.data.items} /> : null}
+      {session && pools.data ? <TopUp offers={session.topUpPools} pools={pools.data.items} operator={session.operatorName} /> : null}
       <h2>Usage this period</h2>
       <QueryView query={usage} what="your usage">
         {(report) => <UsageTable report={report} />}
@@ -213,8 +215,12 @@ function PortalPool({ customerRef, pool, projection, asOf }: { customerRef: stri
                         <Time iso={t.createdAt} />
                       </td>
                       <td>{t.transactionType}</td>
-                      <td className="num">{formatCredits(t.amount)}</td>
-                      <td className="num">{formatCredits(t.balanceAfter)}</td>
+                      <td className="num">
+                        <Credits amount={ledgerCredits(t)} />
+                      </td>
+                      <td className="num">
+                        <Credits amount={t.balanceAfter} />
+                      </td>
                       <td>{[t.description, drawnFor(t)].filter(Boolean).join(' · ')}</td>
                     </tr>
                   ))}
@@ -238,11 +244,18 @@ type Purchase = {
 
 /**
  * A credit top-up through the payments flow: charged off-session to the saved card (201), or a
- * hosted checkout to complete (402 with its URL). The account's spend cap is the server's to check.
+ * hosted checkout to complete (402 with its URL). Offered only for the pools the service says a
+ * top-up can go through (a price published for the pool's denomination, a processor connected);
+ * the account's spend cap is the server's to check.
  */
-function TopUp({ pools }: { pools: Pool[] }) {
+function TopUp({ offers, pools, operator }: { offers: Offer[]; pools: Pool[]; operator: string | null }) {
   const queryClient = useQueryClient();
-  const [poolId, setPoolId] = useState(pools[0]!.id);
+  const offered = offers.flatMap((o) => {
+    const pool = pools.find((p) => p.id === o.poolId);
+    return pool ? [{ ...o, name: pool.name }] : [];
+  });
+  const [chosen, setPoolId] = useState<string | undefined>();
+  const poolId = chosen ?? offered[0]?.poolId;
   const [credits, setCredits] = useState('');
   const purchase = useMutation({
     mutationFn: async (input: { creditPoolId: string; credits: string }): Promise<Purchase> => {
@@ -261,9 +274,11 @@ function TopUp({ pools }: { pools: Pool[] }) {
       for (const key of ['pools', 'ledger', 'usage']) void queryClient.invalidateQueries({ queryKey: ['portal', key] });
     },
   });
+  if (offered.length === 0 || poolId === undefined) return null;
+  const offer = offered.find((o) => o.poolId === poolId) ?? offered[0]!;
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    purchase.mutate({ creditPoolId: poolId, credits: credits.trim() });
+    purchase.mutate({ creditPoolId: offer.poolId, credits: credits.trim() });
   };
   const result = purchase.data;
   return (
@@ -272,10 +287,10 @@ function TopUp({ pools }: { pools: Pool[] }) {
       <form className="inline-form" onSubmit={submit} aria-label="Top up">
         <label>
           Pool
-          <select value={poolId} onChange={(e) => setPoolId(e.target.value)}>
-            {pools.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name} ({p.denomination})
+          <select value={offer.poolId} onChange={(e) => setPoolId(e.target.value)}>
+            {offered.map((o) => (
+              <option key={o.poolId} value={o.poolId}>
+                {o.name} ({o.denomination})
               </option>
             ))}
           </select>
@@ -287,20 +302,44 @@ function TopUp({ pools }: { pools: Pool[] }) {
         <button type="submit" disabled={purchase.isPending}>
           {purchase.isPending ? 'Buying…' : 'Buy credits'}
         </button>
-        <ErrorNote error={purchase.error} title="Not bought" />
+        <span className="muted" data-testid="top-up-price">
+          <UnitPrice amount={offer.pricePerCredit} currency={offer.currency} /> per credit
+        </span>
+        <ErrorNote error={customerTopUpError(purchase.error, operator)} title="Not bought" />
       </form>
       {result?.completed ? (
         <p role="status" className="notice">
-          Bought {formatCredits(result.credits)} credits for {formatMoney(result.amountCharged, result.currency)}.
+          Bought <Credits amount={result.credits} /> credits for <Money amount={result.amountCharged} currency={result.currency} />.
         </p>
       ) : result?.checkoutUrl ? (
         <p role="status" className="notice">
-          {formatMoney(result.amountCharged, result.currency)} to pay: <a href={result.checkoutUrl}>complete the payment on the checkout page</a>
+          <Money amount={result.amountCharged} currency={result.currency} /> to pay: <a href={result.checkoutUrl}>complete the payment on the checkout page</a>
           {result.declineReason ? ` (${result.declineReason})` : ''}.
         </p>
       ) : null}
     </>
   );
+}
+
+/**
+ * What the customer reads when a top-up fails. The service words its refusals for the operator or
+ * its developers ("…the operator must publish a price book entry…", "…hand checkoutUrl to your
+ * principal…"), so only the ones about the amount the customer typed are passed on; any other
+ * refusal says whom to contact, with the requestId for them.
+ */
+function customerTopUpError(error: unknown, operator: string | null): Error | null {
+  if (!error) return null;
+  const contact = operator?.trim() || 'the seller';
+  if (!(error instanceof ApiError)) return new Error(`The top-up did not go through; try again later or contact ${contact}.`);
+  const aboutTheAmount = error.fields.some((f) => f.field === 'credits') || /payment minimum|too large for the payment processor/.test(error.message);
+  if (aboutTheAmount) return error;
+  const message =
+    error.code === 'spend_cap_exceeded'
+      ? `This top-up is larger than one purchase may be; buy fewer credits at once or contact ${contact}.`
+      : error.status >= 500 || error.status === 0
+        ? `The top-up did not go through; try again later or contact ${contact}.`
+        : `Top-ups are not available yet; contact ${contact}.`;
+  return new ApiError(error.status, error.code, message, error.requestId);
 }
 
 function Invoices({ invoices }: { invoices: Schemas['Invoice'][] }) {
@@ -337,7 +376,9 @@ function Invoices({ invoices }: { invoices: Schemas['Invoice'][] }) {
               <td>
                 <Time iso={i.periodStart} dateOnly /> – <Time iso={i.periodEnd} dateOnly />
               </td>
-              <td className="num">{formatMoney(i.amount, i.currency)}</td>
+              <td className="num">
+                <Money amount={i.amount} currency={i.currency} />
+              </td>
               <td>
                 <Time iso={i.dueDate} dateOnly />
               </td>
