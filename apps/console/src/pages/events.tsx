@@ -2,8 +2,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Fragment, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, unwrap } from '../api';
-import { decimalText, formatCount, formatCredits } from '../format';
-import { Empty, PageHeader, QueryView, Time } from '../ui';
+import { formatCount, formatCredits } from '../format';
+import { Empty, PageHeader, QueryView, Time, UnitPrice } from '../ui';
 
 const PAGE_SIZE = 25;
 const FILTERS = ['customerReferenceId', 'featureKey', 'eventType', 'flowId', 'from', 'to'] as const;
@@ -37,6 +37,10 @@ export default function EventsPage() {
     queryFn: () => unwrap(api.GET('/api/v1/tanso/events', { params: { query: query as { eventType?: EventKind } } })),
     placeholderData: keepPreviousData,
   });
+  // Event revenue carries no currency of its own: it is shown in the account's currency, every digit
+  // (one event's revenue is often a fraction of a cent, which money rounded to cents would hide).
+  const settings = useQuery({ queryKey: ['account-settings'], queryFn: () => unwrap(api.GET('/api/v1/tanso/account-settings')) });
+  const currency = settings.data?.currency;
   const [open, setOpen] = useState<string | null>(null);
 
   function goTo(nextOffset: number) {
@@ -94,7 +98,7 @@ export default function EventsPage() {
                           <td>{e.eventName}</td>
                           <td>{e.eventType}</td>
                           <td className="num">{formatCredits(e.usageUnits)}</td>
-                          <td className="num">{decimalText(e.revenueAmount)}</td>
+                          <td className="num">{currency ? <UnitPrice amount={e.revenueAmount} currency={currency} /> : '—'}</td>
                           <td>{e.flowId ? <code>{e.flowId}</code> : '—'}</td>
                           <td className="num">
                             {drawn === undefined ? (
