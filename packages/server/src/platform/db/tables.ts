@@ -396,6 +396,35 @@ export interface CreditReservationsTable {
   created_at: Date;
 }
 
+/**
+ * The ledger's unique keys, kept by triggers on the partitioned credit_transactions (migration 0029):
+ * a partitioned table's unique keys must contain the partition key, so these tables hold them.
+ */
+export interface CreditTransactionSeqsTable {
+  account_id: string;
+  credit_pool_id: string;
+  seq: Int8;
+  transaction_id: string;
+}
+
+export interface CreditTransactionIdempotencyKeysTable {
+  account_id: string;
+  idempotency_key: string;
+  transaction_id: string;
+}
+
+export interface CreditTransactionReversalsTable {
+  account_id: string;
+  reversed_transaction_id: string;
+  transaction_id: string;
+}
+
+/** An account's entitlement-context version, bumped by deferred triggers (migration 0033, ADR 0030). */
+export interface EntitlementContextVersionsTable {
+  account_id: string;
+  version: Int8;
+}
+
 export interface CreditTransactionDrawsTable {
   account_id: string;
   transaction_id: string;
@@ -877,6 +906,10 @@ export interface DB {
   credit_grants: CreditGrantsTable;
   credit_transactions: CreditTransactionsTable;
   credit_transaction_draws: CreditTransactionDrawsTable;
+  credit_transaction_seqs: CreditTransactionSeqsTable;
+  credit_transaction_idempotency_keys: CreditTransactionIdempotencyKeysTable;
+  credit_transaction_reversals: CreditTransactionReversalsTable;
+  entitlement_context_versions: EntitlementContextVersionsTable;
   credit_reservations: CreditReservationsTable;
   credit_weights: CreditWeightsTable;
   credit_prices: CreditPricesTable;
