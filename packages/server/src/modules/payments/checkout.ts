@@ -1,4 +1,3 @@
-import type Stripe from 'stripe';
 import type { AppContext } from '../../platform/context.js';
 import type { CheckoutPurpose } from '../../platform/db/tables.js';
 import { withTransaction } from '../../platform/db/transaction.js';
@@ -10,7 +9,7 @@ import { dec, type Decimal } from '../../platform/money.js';
 import type { CustomerRow } from '../customers/index.js';
 import { toMinorUnitInteger } from './domain.js';
 import { METADATA } from './events.js';
-import { processorMessage } from './processor.js';
+import { processorMessage, type Processor } from './processor/stripe.js';
 import * as repo from './repo.js';
 import type { CheckoutSessionListInput } from './schema.js';
 
@@ -38,26 +37,26 @@ export type TopupCheckoutInput = {
   creditPurchaseId: string;
 };
 
-export async function openHostedCheckout(ctx: AppContext, stripe: Stripe, input: TopupCheckoutInput): Promise<{ id: string; checkoutUrl: string }> {
+export async function openHostedCheckout(ctx: AppContext, processor: Processor, input: TopupCheckoutInput): Promise<{ id: string; checkoutUrl: string }> {
   const row = await insertSession(ctx, {
     accountId: input.accountId, customerId: input.customer.id, purpose: input.purpose, amount: input.amount, currency: input.currency,
     creditPoolId: input.creditPoolId, credits: input.credits, pricePerCredit: input.pricePerCredit,
   });
   const metadata = { [METADATA.account]: input.accountId, [METADATA.checkoutSession]: row.id, [METADATA.creditPurchase]: input.creditPurchaseId };
-  let session: Stripe.Checkout.Session;
+  let session: { id: string; url: string | null };
   try {
-    session = await stripe.checkout.sessions.create(
+    session = await processor.createPaymentCheckout(
       {
-        mode: 'payment',
         customer: input.processorCustomerId,
-        client_reference_id: row.id,
-        success_url: input.urls.successUrl,
-        cancel_url: input.urls.cancelUrl,
-        line_items: [{ quantity: 1, price_data: { currency: input.currency.toLowerCase(), unit_amount: toMinorUnitInteger(input.amount, input.currency), product_data: { name: input.description } } }],
+        clientReferenceId: row.id,
+        successUrl: input.urls.successUrl,
+        cancelUrl: input.urls.cancelUrl,
+        amountMinor: toMinorUnitInteger(input.amount, input.currency),
+        currency: input.currency.toLowerCase(),
+        productName: input.description,
         metadata,
-        payment_intent_data: { metadata, setup_future_usage: 'off_session' },
       },
-      { idempotencyKey: `tally-checkout-${row.id}` },
+      `tally-checkout-${row.id}`,
     );
   } catch (err) {
     throw new AppError('vendor_error', `Stripe refused the checkout session: ${processorMessage(err)}`, { cause: err });
@@ -82,7 +81,7 @@ export type InvoiceCheckoutInput = {
  * The hosted invoice page for one of our DUE invoices. A PENDING session already open for the
  * invoice is returned as it is (a retried subscribe or checkout call gets the same page).
  */
-export async function openInvoiceCheckout(ctx: AppContext, stripe: Stripe, input: InvoiceCheckoutInput): Promise<{ id: string; checkoutUrl: string }> {
+export async function openInvoiceCheckout(ctx: AppContext, processor: Processor, input: InvoiceCheckoutInput): Promise<{ id: string; checkoutUrl: string }> {
   const open = await repo.findPendingSessionForInvoice(ctx.db, input.accountId, input.invoice.id);
   if (open) return { id: open.id, checkoutUrl: open.checkout_url! };
   const row = await insertSession(ctx, {
@@ -90,24 +89,22 @@ export async function openInvoiceCheckout(ctx: AppContext, stripe: Stripe, input
     invoiceId: input.invoice.id, subscriptionId: input.subscriptionId, planId: input.planId,
   });
   const metadata = { [METADATA.account]: input.accountId, [METADATA.checkoutSession]: row.id, [METADATA.invoice]: input.invoice.id, [METADATA.subscription]: input.subscriptionId };
-  let hosted: Stripe.Invoice;
+  let hosted: { id: string; url: string | null };
   try {
-    const draft = await stripe.invoices.create(
-      { customer: input.processorCustomerId, collection_method: 'send_invoice', days_until_due: 7, currency: input.invoice.currency.toLowerCase(), pending_invoice_items_behavior: 'exclude', auto_advance: false, metadata },
-      { idempotencyKey: `tally-invoice-${row.id}` },
+    hosted = await processor.createHostedInvoice(
+      {
+        customer: input.processorCustomerId, currency: input.invoice.currency.toLowerCase(), amountMinor: toMinorUnitInteger(input.invoice.amount, input.invoice.currency),
+        description: input.invoice.description, daysUntilDue: 7, metadata,
+      },
+      { invoice: `tally-invoice-${row.id}`, item: `tally-invoice-item-${row.id}`, finalize: `tally-invoice-finalize-${row.id}` },
     );
-    await stripe.invoiceItems.create(
-      { customer: input.processorCustomerId, invoice: draft.id!, amount: toMinorUnitInteger(input.invoice.amount, input.invoice.currency), currency: input.invoice.currency.toLowerCase(), description: input.invoice.description, metadata },
-      { idempotencyKey: `tally-invoice-item-${row.id}` },
-    );
-    hosted = await stripe.invoices.finalizeInvoice(draft.id!, {}, { idempotencyKey: `tally-invoice-finalize-${row.id}` });
   } catch (err) {
     throw new AppError('vendor_error', `Stripe refused the hosted invoice: ${processorMessage(err)}`, { cause: err });
   }
   await withTransaction(ctx.db, (tx) =>
-    repo.updateCheckoutSession(tx, input.accountId, row.id, { processor_invoice_id: hosted.id!, checkout_url: hosted.hosted_invoice_url ?? null, modified_at: ctx.clock.now() }),
+    repo.updateCheckoutSession(tx, input.accountId, row.id, { processor_invoice_id: hosted.id, checkout_url: hosted.url, modified_at: ctx.clock.now() }),
   );
-  return { id: row.id, checkoutUrl: hosted.hosted_invoice_url! };
+  return { id: row.id, checkoutUrl: hosted.url! };
 }
 
 type NewSession = {

@@ -4,7 +4,7 @@ import { AppError, invalid } from '../../platform/errors/app-error.js';
 import { maskSecret } from '../../platform/security/secrets.js';
 import { setStripeMode } from '../settings/index.js';
 import { REGISTERED_EVENT_TYPES } from './events.js';
-import { isAuthenticationError, processorMessage, stripeClient } from './processor.js';
+import { isAuthenticationError, processorMessage, stripeProcessor, type Processor } from './processor/stripe.js';
 import * as repo from './repo.js';
 
 /**
@@ -26,6 +26,12 @@ export async function processorKey(ctx: AppContext, accountId: string): Promise<
   return ctx.config.stripe.fallbackApiKey ?? null;
 }
 
+/** The processor operations for this account, or null when no key is stored or configured. */
+export async function connectedProcessor(ctx: AppContext, accountId: string): Promise<Processor | null> {
+  const key = await processorKey(ctx, accountId);
+  return key ? stripeProcessor(ctx.config, key, ctx.metrics) : null;
+}
+
 /** The signing secret webhooks for this account are verified with, or null. */
 export async function webhookSecret(ctx: AppContext, accountId: string): Promise<string | null> {
   const row = await repo.findConnection(ctx.db, accountId);
@@ -36,7 +42,7 @@ export async function webhookSecret(ctx: AppContext, accountId: string): Promise
 /** Stores the key after one processor call accepts it; a refusal is 502 vendor_error with its message. */
 export async function storeApiKey(ctx: AppContext, accountId: string, apiKey: string): Promise<void> {
   try {
-    await stripeClient(ctx.config, apiKey, ctx.metrics).balance.retrieve();
+    await stripeProcessor(ctx.config, apiKey, ctx.metrics).checkKey();
   } catch (err) {
     throw new AppError('vendor_error', isAuthenticationError(err) ? `Stripe refused the key: ${processorMessage(err)}` : `Stripe could not be reached to check the key: ${processorMessage(err)}`, { cause: err });
   }
@@ -53,25 +59,26 @@ export async function storeApiKey(ctx: AppContext, accountId: string, apiKey: st
 export async function registerWebhook(ctx: AppContext, accountId: string, baseUrl: string): Promise<void> {
   const apiKey = await processorKey(ctx, accountId);
   if (!apiKey) throw invalid('Store a Stripe API key before registering the webhook (POST /api/v1/data/stripe/api)');
-  const stripe = stripeClient(ctx.config, apiKey, ctx.metrics);
+  const processor = stripeProcessor(ctx.config, apiKey, ctx.metrics);
   const previous = (await repo.findConnection(ctx.db, accountId))?.webhook_endpoint_id ?? null;
   let endpoint;
   try {
-    endpoint = await stripe.webhookEndpoints.create({
+    endpoint = await processor.createWebhookEndpoint({
       url: `${baseUrl}${WEBHOOK_PATH(accountId)}`,
-      enabled_events: REGISTERED_EVENT_TYPES as never,
+      enabledEvents: REGISTERED_EVENT_TYPES,
       description: 'Tally billing',
       metadata: { tally_account_id: accountId },
     });
   } catch (err) {
     throw new AppError('vendor_error', `Stripe refused the webhook registration: ${processorMessage(err)}`, { cause: err });
   }
-  if (!endpoint.secret) throw new AppError('vendor_error', 'Stripe returned no signing secret for the webhook endpoint');
+  const secret = endpoint.secret;
+  if (!secret) throw new AppError('vendor_error', 'Stripe returned no signing secret for the webhook endpoint');
   const now = ctx.clock.now();
   await withTransaction(ctx.db, (tx) =>
-    repo.upsertConnection(tx, accountId, { webhook_endpoint_id: endpoint.id, webhook_secret_sealed: ctx.secrets.seal(endpoint.secret!, sealContext(accountId, 'webhook_secret')), webhook_secret_mask: maskSecret(endpoint.secret!) }, now),
+    repo.upsertConnection(tx, accountId, { webhook_endpoint_id: endpoint.id, webhook_secret_sealed: ctx.secrets.seal(secret, sealContext(accountId, 'webhook_secret')), webhook_secret_mask: maskSecret(secret) }, now),
   );
-  if (previous && previous !== endpoint.id) await stripe.webhookEndpoints.del(previous).catch(() => undefined);
+  if (previous && previous !== endpoint.id) await processor.deleteWebhookEndpoint(previous).catch(() => undefined);
 }
 
 /** Masked secrets; a field is omitted when that secret is not stored. */

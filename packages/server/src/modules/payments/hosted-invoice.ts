@@ -9,7 +9,7 @@ import { openInvoiceCheckout } from './checkout.js';
 import { processorKey } from './connection.js';
 import { NO_PROCESSOR_MESSAGE } from './payment-methods.js';
 import { ensureProcessorCustomer } from './processor-customers.js';
-import { stripeClient } from './processor.js';
+import { stripeProcessor } from './processor/stripe.js';
 
 /**
  * `POST /billing/subscriptions/{id}/stripe/checkout` (contract §4.8): the hosted page for the
@@ -29,10 +29,10 @@ export async function hostedInvoicePage(ctx: AppContext, principal: Principal, s
   if (!invoice) throw notFound('No DUE invoice found for this subscription');
   const key = await processorKey(ctx, accountId);
   if (!key) throw invalid(NO_PROCESSOR_MESSAGE);
-  const stripe = stripeClient(ctx.config, key, ctx.metrics);
+  const processor = stripeProcessor(ctx.config, key, ctx.metrics);
   const customer = await getCustomerById(ctx.db, accountId, subscription.customer_id);
-  const link = await ensureProcessorCustomer(ctx, stripe, customer);
-  const session = await openInvoiceCheckout(ctx, stripe, {
+  const link = await ensureProcessorCustomer(ctx, processor, customer);
+  const session = await openInvoiceCheckout(ctx, processor, {
     accountId, customer, processorCustomerId: link.processor_customer_id, purpose: 'INVOICE',
     invoice: { id: invoice.id, amount: dec(invoice.amount), currency: invoice.currency, description: `Invoice ${invoice.id}` },
     subscriptionId, planId: subscription.plan_id,

@@ -1,12 +1,11 @@
-import Stripe from 'stripe';
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/database.js';
 import { withStatement } from '../../platform/db/transaction.js';
 import { dec } from '../../platform/money.js';
 import type { UsageRecorded } from '../usage/index.js';
-import { processorKey } from './connection.js';
+import { connectedProcessor } from './connection.js';
 import { toMeterValue } from './domain.js';
-import { processorMessage, stripeClient } from './processor.js';
+import { isAlreadyExistsError, isInvalidRequestError, processorMessage, type Processor } from './processor/stripe.js';
 import * as repo from './repo.js';
 
 /**
@@ -34,13 +33,13 @@ const BATCH = 200;
 /** The job: every account with PENDING rows, oldest rows first; one account's outage stops only its run. */
 export async function runMeterSync(ctx: AppContext): Promise<void> {
   for (const accountId of await repo.accountsWithPendingMeterEvents(ctx.db)) {
-    const key = await processorKey(ctx, accountId);
-    if (!key) continue;
-    await syncAccount(ctx, accountId, stripeClient(ctx.config, key, ctx.metrics));
+    const processor = await connectedProcessor(ctx, accountId);
+    if (!processor) continue;
+    await syncAccount(ctx, accountId, processor);
   }
 }
 
-async function syncAccount(ctx: AppContext, accountId: string, stripe: Stripe): Promise<void> {
+async function syncAccount(ctx: AppContext, accountId: string, processor: Processor): Promise<void> {
   const meters = new Set<string>();
   let after: string | null = null;
   for (;;) {
@@ -48,7 +47,7 @@ async function syncAccount(ctx: AppContext, accountId: string, stripe: Stripe): 
     if (rows.length === 0) return;
     for (const row of rows) {
       after = row.event_id;
-      const outcome = await send(ctx, stripe, row, meters);
+      const outcome = await send(ctx, processor, row, meters);
       const now = ctx.clock.now();
       if (outcome === 'sent') await withStatement(ctx.db, (db) => repo.markMeterEventSent(db, accountId, row.event_id, now));
       else await withStatement(ctx.db, (db) => repo.markMeterEventFailed(db, accountId, row.event_id, outcome.error));
@@ -60,43 +59,30 @@ async function syncAccount(ctx: AppContext, accountId: string, stripe: Stripe): 
 
 type SendOutcome = 'sent' | { error: string; retryLater: boolean };
 
-async function send(ctx: AppContext, stripe: Stripe, row: repo.MeterEventRow, meters: Set<string>): Promise<SendOutcome> {
+async function send(ctx: AppContext, processor: Processor, row: repo.MeterEventRow, meters: Set<string>): Promise<SendOutcome> {
   const value = toMeterValue(dec(row.units));
   if (value === 0) return 'sent';
   const link = await repo.findProcessorCustomer(ctx.db, row.account_id, row.customer_id);
   if (!link) return { error: 'the customer has no Stripe customer', retryLater: false };
   try {
     if (!meters.has(row.event_name)) {
-      await ensureMeter(stripe, row.account_id, row.event_name);
+      await ensureMeter(processor, row.account_id, row.event_name);
       meters.add(row.event_name);
     }
-    await stripe.billing.meterEvents.create(
-      { event_name: row.event_name, identifier: row.event_id, timestamp: Math.floor(row.created_at.getTime() / 1000), payload: { stripe_customer_id: link.processor_customer_id, value: String(value) } },
-      { idempotencyKey: `tally-meter-event-${row.event_id}` },
+    await processor.sendMeterEvent(
+      { eventName: row.event_name, identifier: row.event_id, timestampSeconds: Math.floor(row.created_at.getTime() / 1000), customer: link.processor_customer_id, value },
+      `tally-meter-event-${row.event_id}`,
     );
     return 'sent';
   } catch (err) {
     // Sent before, its answer lost: the processor kept the first one.
-    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'resource_already_exists') return 'sent';
-    const retryLater = !(err instanceof Stripe.errors.StripeInvalidRequestError);
+    if (isAlreadyExistsError(err)) return 'sent';
+    const retryLater = !isInvalidRequestError(err);
     return { error: processorMessage(err).slice(0, 500), retryLater };
   }
 }
 
 /** The feature's meter id, the meter created on first need (the create is keyed by its event name). */
-export async function ensureMeter(stripe: Stripe, accountId: string, eventName: string): Promise<string> {
-  const existing = await stripe.billing.meters.list({ limit: 100 });
-  const found = existing.data.find((m) => m.event_name === eventName);
-  if (found) return found.id;
-  const meter = await stripe.billing.meters.create(
-    {
-      display_name: eventName,
-      event_name: eventName,
-      default_aggregation: { formula: 'sum' },
-      customer_mapping: { type: 'by_id', event_payload_key: 'stripe_customer_id' },
-      value_settings: { event_payload_key: 'value' },
-    },
-    { idempotencyKey: `tally-meter-${accountId}-${eventName}` },
-  );
-  return meter.id;
+export async function ensureMeter(processor: Processor, accountId: string, eventName: string): Promise<string> {
+  return (await processor.findMeter(eventName)) ?? processor.createMeter(eventName, `tally-meter-${accountId}-${eventName}`);
 }

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import Stripe from 'stripe';
 import type { AppContext } from '../../platform/context.js';
 import { withStatement } from '../../platform/db/transaction.js';
 import { AppError } from '../../platform/errors/app-error.js';
@@ -8,7 +7,7 @@ import { fromStoredRuleValue, listRulesOfPlans, type PlanRow, type Pricing } fro
 import { toMinorUnitInteger, toProcessorTiers, toProcessorUnitAmount, toRecurringInterval } from './domain.js';
 import { METADATA } from './events.js';
 import { ensureMeter, meterEventName } from './meters.js';
-import { processorMessage } from './processor.js';
+import { processorMessage, type MeteredAmounts, type Processor } from './processor/stripe.js';
 import * as repo from './repo.js';
 
 /**
@@ -18,7 +17,7 @@ import * as repo from './repo.js';
  * The create calls are keyed by the plan id (and the price), so two first needs at once, or a retry
  * after a lost answer, get the same objects; the row insert keeps the first writer's.
  */
-export async function ensurePlanPrice(ctx: AppContext, stripe: Stripe, plan: PlanRow): Promise<{ productId: string; priceId: string }> {
+export async function ensurePlanPrice(ctx: AppContext, processor: Processor, plan: PlanRow): Promise<{ productId: string; priceId: string }> {
   const unitAmount = toMinorUnitInteger(dec(plan.price_amount ?? '0'), plan.currency);
   const recurring = toRecurringInterval(plan.interval_months!);
   const priceKey = `${unitAmount} ${plan.currency.toLowerCase()} ${recurring.interval} ${recurring.interval_count}`;
@@ -26,18 +25,18 @@ export async function ensurePlanPrice(ctx: AppContext, stripe: Stripe, plan: Pla
   if (existing) return { productId: existing.processor_product_id, priceId: existing.processor_price_id };
   const metadata = { [METADATA.account]: plan.account_id, [METADATA.plan]: plan.id };
   let productId = (await repo.findPlanProduct(ctx.db, plan.account_id, plan.id))?.processor_product_id;
-  let price: Stripe.Price;
+  let price: { id: string };
   try {
     if (!productId) {
-      const product = await stripe.products.create(
+      const product = await processor.createProduct(
         { name: plan.name ?? plan.key, ...(plan.description ? { description: plan.description } : {}), metadata },
-        { idempotencyKey: `tally-product-${plan.id}` },
+        `tally-product-${plan.id}`,
       );
       productId = product.id;
     }
-    price = await stripe.prices.create(
-      { product: productId, currency: plan.currency.toLowerCase(), unit_amount: unitAmount, recurring, metadata },
-      { idempotencyKey: `tally-price-${plan.id}-${priceKey.replaceAll(' ', '-')}` },
+    price = await processor.createPrice(
+      { product: productId, currency: plan.currency.toLowerCase(), unitAmountMinor: unitAmount, recurring, metadata },
+      `tally-price-${plan.id}-${priceKey.replaceAll(' ', '-')}`,
     );
   } catch (err) {
     throw new AppError('vendor_error', `Stripe refused the plan's product or price: ${processorMessage(err)}`, { cause: err });
@@ -59,7 +58,7 @@ export type MeteredPrice = { featureId: string; priceId: string };
  * new processor price (subscriptions made before keep the old one). The feature id rides in the
  * price's metadata, so a plan change can find the item of each feature.
  */
-export async function ensureMeteredPrices(ctx: AppContext, stripe: Stripe, plan: PlanRow, productId: string): Promise<MeteredPrice[]> {
+export async function ensureMeteredPrices(ctx: AppContext, processor: Processor, plan: PlanRow, productId: string): Promise<MeteredPrice[]> {
   const recurring = toRecurringInterval(plan.interval_months!);
   const currency = plan.currency.toLowerCase();
   const priced = (await listRulesOfPlans(ctx.db, plan.account_id, [plan.id]))
@@ -67,7 +66,7 @@ export async function ensureMeteredPrices(ctx: AppContext, stripe: Stripe, plan:
     .filter((r): r is typeof r & { pricing: Pricing } => r.pricing !== null);
   const prices: MeteredPrice[] = [];
   for (const { rule, pricing } of priced) {
-    const amounts = pricing.model === 'graduated'
+    const amounts: MeteredAmounts = pricing.model === 'graduated'
       ? { billing_scheme: 'tiered' as const, tiers_mode: 'graduated' as const, tiers: toProcessorTiers(pricing.tiers ?? [], plan.currency) }
       : { unit_amount_decimal: toProcessorUnitAmount(pricing.pricePerUnit ?? dec(0), plan.currency) };
     const fingerprint = createHash('sha256').update(JSON.stringify(amounts)).digest('hex').slice(0, 16);
@@ -77,18 +76,19 @@ export async function ensureMeteredPrices(ctx: AppContext, stripe: Stripe, plan:
       prices.push({ featureId: rule.feature_id, priceId: existing.processor_price_id });
       continue;
     }
-    let price: Stripe.Price;
+    let price: { id: string };
     try {
-      const meter = await ensureMeter(stripe, plan.account_id, meterEventName(rule.feature_key));
-      price = await stripe.prices.create(
+      const meter = await ensureMeter(processor, plan.account_id, meterEventName(rule.feature_key));
+      price = await processor.createMeteredPrice(
         {
           product: productId,
           currency,
-          recurring: { ...recurring, usage_type: 'metered', meter },
-          ...toSdkAmounts(amounts),
+          recurring,
+          meter,
+          amounts,
           metadata: { [METADATA.account]: plan.account_id, [METADATA.plan]: plan.id, [METADATA.feature]: rule.feature_id },
         },
-        { idempotencyKey: `tally-metered-price-${plan.id}-${rule.feature_id}-${fingerprint}` },
+        `tally-metered-price-${plan.id}-${rule.feature_id}-${fingerprint}`,
       );
     } catch (err) {
       throw new AppError('vendor_error', `Stripe refused the metered price of feature ${rule.feature_key}: ${processorMessage(err)}`, { cause: err });
@@ -102,23 +102,10 @@ export async function ensureMeteredPrices(ctx: AppContext, stripe: Stripe, plan:
   return prices;
 }
 
-/** Our exact decimal strings as the SDK's Decimal values (it sends them as written). */
-function toSdkAmounts(amounts: { unit_amount_decimal: string } | { billing_scheme: 'tiered'; tiers_mode: 'graduated'; tiers: ReturnType<typeof toProcessorTiers> }) {
-  if ('unit_amount_decimal' in amounts) return { unit_amount_decimal: Stripe.Decimal.from(amounts.unit_amount_decimal) };
-  return {
-    ...amounts,
-    tiers: amounts.tiers.map((t) => ({
-      up_to: t.up_to,
-      unit_amount_decimal: Stripe.Decimal.from(t.unit_amount_decimal),
-      ...(t.flat_amount_decimal ? { flat_amount_decimal: Stripe.Decimal.from(t.flat_amount_decimal) } : {}),
-    })),
-  };
-}
-
 /** Everything a processor subscription to the plan carries: the base price and the metered prices. */
-export async function ensurePlanPrices(ctx: AppContext, stripe: Stripe, plan: PlanRow): Promise<{ priceId: string; metered: MeteredPrice[] }> {
-  const { productId, priceId } = await ensurePlanPrice(ctx, stripe, plan);
-  return { priceId, metered: await ensureMeteredPrices(ctx, stripe, plan, productId) };
+export async function ensurePlanPrices(ctx: AppContext, processor: Processor, plan: PlanRow): Promise<{ priceId: string; metered: MeteredPrice[] }> {
+  const { productId, priceId } = await ensurePlanPrice(ctx, processor, plan);
+  return { priceId, metered: await ensureMeteredPrices(ctx, processor, plan, productId) };
 }
 
 /** Subscription (or checkout) items: the base price once, each metered price without a quantity (the meter counts). */

@@ -1,4 +1,3 @@
-import Stripe from 'stripe';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
@@ -6,11 +5,19 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { failExternalPlanChange, type ProcessorChange } from '../billing/index.js';
 import type { PlanRow } from '../catalog/index.js';
 import { getAccountSettings } from '../settings/index.js';
-import { processorKey } from './connection.js';
+import { connectedProcessor } from './connection.js';
 import { METADATA } from './events.js';
 import { ensurePlanPrices } from './plan-sync.js';
 import { applyProcessorInvoice, licensedItem, linkProcessorSubscription } from './processor-subscriptions.js';
-import { isCardError, processorMessage, stripeClient } from './processor.js';
+import {
+  isCardError,
+  isInvalidRequestError,
+  processorMessage,
+  type Processor,
+  type ProcessorInvoice,
+  type ProcessorItemChange,
+  type ProcessorSubscription,
+} from './processor/stripe.js';
 import * as repo from './repo.js';
 
 /**
@@ -39,22 +46,21 @@ export async function processorDrivesSubscription(db: Executor, accountId: strin
 
 export async function changeAtProcessor(ctx: AppContext, accountId: string, subscriptionId: string, change: ProcessorChange): Promise<{ invoiceId: string | undefined }> {
   const link = await repo.findProcessorSubscription(ctx.db, accountId, subscriptionId);
-  const key = await processorKey(ctx, accountId);
-  if (!link?.processor_subscription_id || !key) throw new AppError('vendor_error', 'Stripe is not connected for this account');
-  const stripe = stripeClient(ctx.config, key, ctx.metrics);
-  let answer: Stripe.Subscription;
+  const processor = await connectedProcessor(ctx, accountId);
+  if (!link?.processor_subscription_id || !processor) throw new AppError('vendor_error', 'Stripe is not connected for this account');
+  let answer: ProcessorSubscription;
   const progress = { sent: false };
   try {
-    answer = await requestChange(ctx, stripe, link.processor_subscription_id, change, progress);
+    answer = await requestChange(ctx, processor, link.processor_subscription_id, change, progress);
   } catch (err) {
     // Failed before the change was sent, or refused: final (FAILED). An unknown outcome of the change
     // itself (5xx, timeout) leaves it PENDING: the processor may have applied it, and its webhook says so.
-    const final = !progress.sent || err instanceof Stripe.errors.StripeInvalidRequestError || isCardError(err);
+    const final = !progress.sent || isInvalidRequestError(err) || isCardError(err);
     if (change.kind === 'plan_change' && final) await withTransaction(ctx.db, (tx) => failExternalPlanChange(tx, accountId, change.changeId));
     if (err instanceof AppError) throw err;
     throw new AppError('vendor_error', `Stripe refused the subscription change: ${processorMessage(err)}`, { cause: err });
   }
-  const invoice = change.kind === 'plan_change' && change.changeType === 'UPGRADE' ? await prorationInvoice(stripe, answer) : undefined;
+  const invoice = change.kind === 'plan_change' && change.changeType === 'UPGRADE' ? await prorationInvoice(processor, answer) : undefined;
   await withTransaction(ctx.db, async (tx) => {
     const now = ctx.clock.now();
     await linkProcessorSubscription(tx, accountId, answer, now);
@@ -64,33 +70,25 @@ export async function changeAtProcessor(ctx: AppContext, accountId: string, subs
   return { invoiceId: mirrored?.invoice_id };
 }
 
-async function requestChange(ctx: AppContext, stripe: Stripe, id: string, change: ProcessorChange, progress: { sent: boolean }): Promise<Stripe.Subscription> {
+async function requestChange(ctx: AppContext, processor: Processor, id: string, change: ProcessorChange, progress: { sent: boolean }): Promise<ProcessorSubscription> {
   progress.sent = change.kind === 'cancel' || change.kind === 'undo_cancel';
   switch (change.kind) {
     case 'cancel':
       return change.mode === 'IMMEDIATE'
-        ? stripe.subscriptions.cancel(id, { prorate: true, invoice_now: true })
-        : stripe.subscriptions.update(id, { cancel_at_period_end: true });
+        ? processor.cancelSubscriptionNow(id)
+        : processor.setCancelAtPeriodEnd(id, true);
     case 'undo_cancel':
-      return stripe.subscriptions.update(id, { cancel_at_period_end: false });
+      return processor.setCancelAtPeriodEnd(id, false);
     case 'plan_change': {
       const upgrade = change.changeType === 'UPGRADE';
-      const items = await itemsFor(ctx, stripe, id, change.toPlan);
+      const items = await itemsFor(ctx, processor, id, change.toPlan);
       progress.sent = true;
-      return stripe.subscriptions.update(
-        id,
-        {
-          items,
-          proration_behavior: upgrade ? 'always_invoice' : 'none',
-          ...(upgrade ? { payment_behavior: 'pending_if_incomplete' as const } : {}),
-        },
-        { idempotencyKey: `tally-plan-change-${change.changeId}` },
-      );
+      return processor.changeSubscriptionItems(id, { items, invoiceNow: upgrade }, `tally-plan-change-${change.changeId}`);
     }
     case 'undo_plan_change': {
-      const items = await itemsFor(ctx, stripe, id, change.plan);
+      const items = await itemsFor(ctx, processor, id, change.plan);
       progress.sent = true;
-      return stripe.subscriptions.update(id, { items, proration_behavior: 'none' });
+      return processor.changeSubscriptionItems(id, { items, invoiceNow: false });
     }
   }
 }
@@ -101,11 +99,11 @@ async function requestChange(ctx: AppContext, stripe: Stripe, id: string, change
  * period's usage so far carries over), and a metered item added for a feature it had none for.
  * Metered items of features the plan does not price are left as they are.
  */
-async function itemsFor(ctx: AppContext, stripe: Stripe, id: string, plan: PlanRow): Promise<Stripe.SubscriptionUpdateParams.Item[]> {
-  const current = await stripe.subscriptions.retrieve(id);
+async function itemsFor(ctx: AppContext, processor: Processor, id: string, plan: PlanRow): Promise<ProcessorItemChange[]> {
+  const current = await processor.retrieveSubscription(id);
   const base = licensedItem(current);
   if (!base) throw new AppError('vendor_error', `Stripe subscription ${id} has no item to change`);
-  const prices = await ensurePlanPrices(ctx, stripe, plan);
+  const prices = await ensurePlanPrices(ctx, processor, plan);
   const meteredItems = (current.items?.data ?? []).filter((i) => i.price?.recurring?.usage_type === 'metered');
   return [
     { id: base.id, price: prices.priceId },
@@ -117,11 +115,11 @@ async function itemsFor(ctx: AppContext, stripe: Stripe, id: string, plan: PlanR
 }
 
 /** The upgrade's proration invoice, so the answer can show it; a lost answer here is left to the webhook. */
-async function prorationInvoice(stripe: Stripe, subscription: Stripe.Subscription): Promise<Stripe.Invoice | undefined> {
+async function prorationInvoice(processor: Processor, subscription: ProcessorSubscription): Promise<ProcessorInvoice | undefined> {
   const id = typeof subscription.latest_invoice === 'string' ? subscription.latest_invoice : subscription.latest_invoice?.id;
   if (!id) return undefined;
   try {
-    const invoice = await stripe.invoices.retrieve(id);
+    const invoice = await processor.retrieveInvoice(id);
     return invoice.billing_reason === 'subscription_update' ? invoice : undefined;
   } catch {
     return undefined;

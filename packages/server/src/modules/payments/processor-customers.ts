@@ -1,10 +1,9 @@
-import type Stripe from 'stripe';
 import type { AppContext } from '../../platform/context.js';
 import { withStatement } from '../../platform/db/transaction.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import type { CustomerRow } from '../customers/index.js';
 import { METADATA } from './events.js';
-import { processorMessage } from './processor.js';
+import { processorMessage, type Processor } from './processor/stripe.js';
 import * as repo from './repo.js';
 
 /**
@@ -12,18 +11,18 @@ import * as repo from './repo.js';
  * derived from our customer id, so two concurrent first needs (or a retry after a lost answer) get
  * the same processor customer; the link insert keeps the first writer's row.
  */
-export async function ensureProcessorCustomer(ctx: AppContext, stripe: Stripe, customer: CustomerRow): Promise<repo.ProcessorCustomerRow> {
+export async function ensureProcessorCustomer(ctx: AppContext, processor: Processor, customer: CustomerRow): Promise<repo.ProcessorCustomerRow> {
   const existing = await repo.findProcessorCustomer(ctx.db, customer.account_id, customer.id);
   if (existing) return existing;
-  let created: Stripe.Customer;
+  let created: { id: string };
   try {
-    created = await stripe.customers.create(
+    created = await processor.createCustomer(
       {
         ...(customer.email ? { email: customer.email } : {}),
         ...(customer.first_name || customer.last_name ? { name: [customer.first_name, customer.last_name].filter(Boolean).join(' ') } : {}),
         metadata: { [METADATA.account]: customer.account_id, [METADATA.customer]: customer.id, customer_reference_id: customer.customer_reference_id },
       },
-      { idempotencyKey: `tally-customer-${customer.id}` },
+      `tally-customer-${customer.id}`,
     );
   } catch (err) {
     throw new AppError('vendor_error', `Stripe refused to create the customer: ${processorMessage(err)}`, { cause: err });

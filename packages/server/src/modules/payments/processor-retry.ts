@@ -1,12 +1,11 @@
-import Stripe from 'stripe';
 import type { AppContext } from '../../platform/context.js';
 import { JobItems } from '../../platform/jobs/items.js';
 import { findPlan } from '../catalog/index.js';
 import { findCustomerById } from '../customers/index.js';
-import { processorKey } from './connection.js';
+import { connectedProcessor } from './connection.js';
 import { ensurePlanPrices } from './plan-sync.js';
 import { ensureProcessorCustomer } from './processor-customers.js';
-import { stripeClient } from './processor.js';
+import { isTransientError, type Processor } from './processor/stripe.js';
 import * as repo from './repo.js';
 
 /**
@@ -26,19 +25,16 @@ import * as repo from './repo.js';
 export async function runProcessorRetry(ctx: AppContext): Promise<void> {
   const items = new JobItems();
   const unavailable = new Set<string>();
-  const clients = new Map<string, Stripe | null>();
-  const clientOf = async (accountId: string) => {
-    if (!clients.has(accountId)) {
-      const key = await processorKey(ctx, accountId);
-      clients.set(accountId, key ? stripeClient(ctx.config, key, ctx.metrics) : null);
-    }
-    return clients.get(accountId)!;
+  const processors = new Map<string, Processor | null>();
+  const processorOf = async (accountId: string) => {
+    if (!processors.has(accountId)) processors.set(accountId, await connectedProcessor(ctx, accountId));
+    return processors.get(accountId)!;
   };
-  const attempt = async (accountId: string, work: (stripe: Stripe) => Promise<unknown>) => {
-    const stripe = unavailable.has(accountId) ? null : await clientOf(accountId);
-    if (!stripe) return;
+  const attempt = async (accountId: string, work: (processor: Processor) => Promise<unknown>) => {
+    const processor = unavailable.has(accountId) ? null : await processorOf(accountId);
+    if (!processor) return;
     try {
-      await work(stripe);
+      await work(processor);
     } catch (err) {
       if (isTransient(err)) unavailable.add(accountId);
       throw err;
@@ -46,15 +42,15 @@ export async function runProcessorRetry(ctx: AppContext): Promise<void> {
   };
 
   await items.each('processor customer', (after) => repo.customersAwaitingProcessorCustomer(ctx.db, after), (c) =>
-    attempt(c.account_id, async (stripe) => {
+    attempt(c.account_id, async (processor) => {
       const customer = await findCustomerById(ctx.db, c.account_id, c.id);
-      if (customer) await ensureProcessorCustomer(ctx, stripe, customer);
+      if (customer) await ensureProcessorCustomer(ctx, processor, customer);
     }),
   );
   await items.each('plan sync', (after) => repo.plansToSync(ctx.db, after), (p) =>
-    attempt(p.account_id, async (stripe) => {
+    attempt(p.account_id, async (processor) => {
       const plan = await findPlan(ctx.db, p.account_id, p.id);
-      if (plan) await ensurePlanPrices(ctx, stripe, plan);
+      if (plan) await ensurePlanPrices(ctx, processor, plan);
     }),
   );
   items.finish();
@@ -63,5 +59,5 @@ export async function runProcessorRetry(ctx: AppContext): Promise<void> {
 /** A failure that may pass by itself: the processor unreachable, failing (5xx) or rate limiting. */
 function isTransient(err: unknown): boolean {
   const cause = err instanceof Error && err.cause !== undefined ? err.cause : err;
-  return cause instanceof Stripe.errors.StripeAPIError || cause instanceof Stripe.errors.StripeConnectionError || cause instanceof Stripe.errors.StripeRateLimitError;
+  return isTransientError(cause);
 }

@@ -1,4 +1,3 @@
-import type Stripe from 'stripe';
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
@@ -15,7 +14,7 @@ import { METADATA } from './events.js';
 import { ensurePlanPrices, subscriptionItems, type MeteredPrice } from './plan-sync.js';
 import { ensureProcessorCustomer } from './processor-customers.js';
 import { linkProcessorSubscription } from './processor-subscriptions.js';
-import { isCardError, processorMessage, stripeClient } from './processor.js';
+import { isCardError, processorMessage, stripeProcessor, type Processor, type ProcessorSubscription } from './processor/stripe.js';
 import * as repo from './repo.js';
 import { movesMoney } from './subscribe.js';
 
@@ -42,14 +41,14 @@ export async function subscribeThroughProcessor(
   if (settings.stripeMode !== 'PROCESSOR_INTEGRATION') return null;
   const key = await processorKey(ctx, accountId);
   if (!key) return null;
-  const stripe = stripeClient(ctx.config, key, ctx.metrics);
+  const processor = stripeProcessor(ctx.config, key, ctx.metrics);
   let intent = await withTransaction(ctx.db, (tx) => beginSubscribe(tx, principal, input, settings, ctx.clock.now()));
-  const link = await ensureProcessorCustomer(ctx, stripe, input.customer);
-  const prices = await ensurePlanPrices(ctx, stripe, input.plan);
+  const link = await ensureProcessorCustomer(ctx, processor, input.customer);
+  const prices = await ensurePlanPrices(ctx, processor, input.plan);
   const paymentMethod = input.paymentMethodId ?? link.default_payment_method_id;
   let declineReason: string | undefined;
   if (paymentMethod && !intent.checkout_session_id) {
-    const charged = await chargeSubscription(ctx, stripe, intent, { customer: link.processor_customer_id, prices, paymentMethod });
+    const charged = await chargeSubscription(ctx, processor, intent, { customer: link.processor_customer_id, prices, paymentMethod });
     if (charged) return { kind: 'subscribed', subscriptionId: intent.subscription_id };
     declineReason = 'off-session charge declined';
     intent = await withTransaction(ctx.db, async (tx) => {
@@ -58,7 +57,7 @@ export async function subscribeThroughProcessor(
       return insertIntent(tx, accountId, input, now);
     });
   }
-  const session = await openSubscriptionCheckout(ctx, stripe, intent, { processorCustomerId: link.processor_customer_id, prices, plan: input.plan, settings, returnBaseUrl: input.returnBaseUrl });
+  const session = await openSubscriptionCheckout(ctx, processor, intent, { processorCustomerId: link.processor_customer_id, prices, plan: input.plan, settings, returnBaseUrl: input.returnBaseUrl });
   return { kind: 'checkout', checkoutUrl: session.checkoutUrl, checkoutSessionId: session.id, paymentRequired: principal.kind === 'customer', ...(declineReason ? { declineReason } : {}) };
 }
 
@@ -95,23 +94,16 @@ function requireSamePlan(pending: repo.ProcessorSubscriptionRow, plan: PlanRow) 
 /** The off-session subscription; true when it is paid and ours is written, false when declined. */
 async function chargeSubscription(
   ctx: AppContext,
-  stripe: Stripe,
+  processor: Processor,
   intent: repo.ProcessorSubscriptionRow,
   call: { customer: string; prices: { priceId: string; metered: MeteredPrice[] }; paymentMethod: string },
 ): Promise<boolean> {
-  let subscription: Stripe.Subscription;
+  let subscription: ProcessorSubscription;
   try {
-    subscription = await stripe.subscriptions.create(
-      {
-        customer: call.customer,
-        items: subscriptionItems(call.prices),
-        default_payment_method: call.paymentMethod,
-        off_session: true,
-        // A failed first payment is an error, not an incomplete subscription left behind.
-        payment_behavior: 'error_if_incomplete',
-        metadata: intentMetadata(intent),
-      },
-      { idempotencyKey: `tally-subscription-${intent.subscription_id}` },
+    // A failed first payment is an error (a card error), not an incomplete subscription left behind.
+    subscription = await processor.createSubscription(
+      { customer: call.customer, items: subscriptionItems(call.prices), paymentMethod: call.paymentMethod, metadata: intentMetadata(intent) },
+      `tally-subscription-${intent.subscription_id}`,
     );
   } catch (err) {
     if (isCardError(err)) return false;
@@ -135,7 +127,7 @@ const intentMetadata = (intent: repo.ProcessorSubscriptionRow) => ({
  */
 async function openSubscriptionCheckout(
   ctx: AppContext,
-  stripe: Stripe,
+  processor: Processor,
   intent: repo.ProcessorSubscriptionRow,
   input: { processorCustomerId: string; prices: { priceId: string; metered: MeteredPrice[] }; plan: PlanRow; settings: AccountSettings; returnBaseUrl: string },
 ): Promise<{ id: string; checkoutUrl: string }> {
@@ -157,20 +149,18 @@ async function openSubscriptionCheckout(
   }
   const metadata = { ...intentMetadata(intent), [METADATA.checkoutSession]: row.id };
   const base = `${input.returnBaseUrl}/`;
-  let session: Stripe.Checkout.Session;
+  let session: { id: string; url: string | null };
   try {
-    session = await stripe.checkout.sessions.create(
+    session = await processor.createSubscriptionCheckout(
       {
-        mode: 'subscription',
         customer: input.processorCustomerId,
-        client_reference_id: row.id,
-        success_url: input.settings.stripeCheckoutSuccessUrl ?? base,
-        cancel_url: input.settings.stripeCheckoutCancelUrl ?? base,
-        line_items: subscriptionItems(input.prices),
+        clientReferenceId: row.id,
+        successUrl: input.settings.stripeCheckoutSuccessUrl ?? base,
+        cancelUrl: input.settings.stripeCheckoutCancelUrl ?? base,
+        items: subscriptionItems(input.prices),
         metadata,
-        subscription_data: { metadata },
       },
-      { idempotencyKey: `tally-checkout-${row.id}` },
+      `tally-checkout-${row.id}`,
     );
   } catch (err) {
     throw new AppError('vendor_error', `Stripe refused the checkout session: ${processorMessage(err)}`, { cause: err });

@@ -1,4 +1,3 @@
-import type Stripe from 'stripe';
 import type { Tx } from '../../platform/db/database.js';
 import { newId } from '../../platform/ids.js';
 import {
@@ -11,6 +10,7 @@ import {
 import { findPlan } from '../catalog/index.js';
 import { fromMinorUnitInteger, INVOICE_STATUS_FROM_PROCESSOR } from './domain.js';
 import { METADATA } from './events.js';
+import type { ProcessorCheckoutSession, ProcessorInvoice, ProcessorSubscription, ProcessorSubscriptionItem } from './processor/stripe.js';
 import * as repo from './repo.js';
 
 /**
@@ -28,13 +28,13 @@ const idOf = (value: string | { id: string } | null | undefined) => (typeof valu
  * The item that bills the plan's base price: the licensed one (a metered item bills usage). Periods
  * sit on the items since API 2025-03-31; every item of one subscription shares them.
  */
-export function licensedItem(subscription: Stripe.Subscription): Stripe.SubscriptionItem | undefined {
+export function licensedItem(subscription: ProcessorSubscription): ProcessorSubscriptionItem | undefined {
   const items = subscription.items?.data ?? [];
   return items.find((i) => i.price?.recurring?.usage_type !== 'metered') ?? items[0];
 }
 
 /** The processor subscription's state in billing's terms. */
-export function toExternalState(subscription: Stripe.Subscription): ExternalState {
+export function toExternalState(subscription: ProcessorSubscription): ExternalState {
   const item = licensedItem(subscription);
   const start = seconds(item?.current_period_start);
   const end = seconds(item?.current_period_end);
@@ -74,7 +74,7 @@ async function lockLink(tx: Tx, accountId: string, processorSubscriptionId: stri
 }
 
 /** customer.subscription.created / updated / deleted, and the subscribe request's own answer. */
-export async function linkProcessorSubscription(tx: Tx, accountId: string, subscription: Stripe.Subscription, now: Date): Promise<void> {
+export async function linkProcessorSubscription(tx: Tx, accountId: string, subscription: ProcessorSubscription, now: Date): Promise<void> {
   const price = idOf(licensedItem(subscription)?.price);
   const link = await lockLink(tx, accountId, subscription.id, subscription.metadata, { customer: idOf(subscription.customer), price }, now);
   if (!link) return;
@@ -90,7 +90,7 @@ export async function linkProcessorSubscription(tx: Tx, accountId: string, subsc
  * own events, so ours is created here from what the session says (paid), with our own first period
  * until the subscription's events bring the processor's.
  */
-export async function subscriptionCheckoutCompleted(tx: Tx, accountId: string, checkoutSessionId: string, session: Stripe.Checkout.Session, now: Date): Promise<boolean> {
+export async function subscriptionCheckoutCompleted(tx: Tx, accountId: string, checkoutSessionId: string, session: ProcessorCheckoutSession, now: Date): Promise<boolean> {
   const intent = await repo.lockProcessorSubscriptionByCheckout(tx, accountId, checkoutSessionId);
   if (!intent) return false;
   const processorSubscriptionId = idOf(session.subscription);
@@ -131,7 +131,7 @@ const INVOICE_TYPE_BY_REASON: Record<string, 'IN_ADVANCE_INITIAL' | 'REGULAR'> =
  * (invoice.paid and invoice.payment_succeeded settle it once). Invoices of no subscription of ours
  * are ignored.
  */
-export async function applyProcessorInvoice(tx: Tx, accountId: string, invoice: Stripe.Invoice, now: Date): Promise<void> {
+export async function applyProcessorInvoice(tx: Tx, accountId: string, invoice: ProcessorInvoice, now: Date): Promise<void> {
   const status = INVOICE_STATUS_FROM_PROCESSOR[invoice.status as keyof typeof INVOICE_STATUS_FROM_PROCESSOR];
   if (!status || !invoice.id) return;
   const details = invoice.parent?.subscription_details;
@@ -173,7 +173,7 @@ export async function applyProcessorInvoice(tx: Tx, accountId: string, invoice: 
  * period_start/end is the previous period for subscriptions). A cycle invoice bills the new period
  * in advance and the closed period's metered usage; the new period is the one it belongs to.
  */
-function invoicePeriod(invoice: Stripe.Invoice): { start: Date; end: Date } {
+function invoicePeriod(invoice: ProcessorInvoice): { start: Date; end: Date } {
   const periods = (invoice.lines?.data ?? []).map((l) => l.period).filter((p) => p && p.end >= p.start);
   if (periods.length === 0) return { start: seconds(invoice.period_start)!, end: seconds(invoice.period_end)! };
   const latest = periods.reduce((a, b) => (b.start > a.start || (b.start === a.start && b.end > a.end) ? b : a));

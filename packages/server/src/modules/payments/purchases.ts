@@ -1,4 +1,3 @@
-import Stripe from 'stripe';
 import type { AppContext } from '../../platform/context.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError, invalid } from '../../platform/errors/app-error.js';
@@ -13,7 +12,7 @@ import { processorKey } from './connection.js';
 import { purchaseAmount, requireMinimum, requireWithinSpendCap, toMinorUnitInteger } from './domain.js';
 import { METADATA } from './events.js';
 import { ensureProcessorCustomer } from './processor-customers.js';
-import { isCardError, processorMessage, stripeClient } from './processor.js';
+import { isCardError, processorMessage, stripeProcessor, type Processor } from './processor/stripe.js';
 import * as repo from './repo.js';
 
 export type PurchaseRequest = { customerReferenceId?: string | undefined; creditPoolId: string; credits: Decimal; paymentMethodId?: string | undefined };
@@ -64,7 +63,7 @@ export async function purchaseCredits(ctx: AppContext, principal: Principal, inp
 
   const key = await purchaseProcessorKey(ctx, accountId, settings);
   if (!key) throw paymentRequired({ ...base, declineReason: 'no payment processor connected' });
-  const stripe = stripeClient(ctx.config, key, ctx.metrics);
+  const processor = stripeProcessor(ctx.config, key, ctx.metrics);
 
   const purchase = await withTransaction(ctx.db, (tx) =>
     repo.insertPurchase(tx, {
@@ -73,11 +72,11 @@ export async function purchaseCredits(ctx: AppContext, principal: Principal, inp
       grant_id: null, checkout_session_id: null, decline_reason: null, created_at: now, modified_at: now,
     }),
   );
-  const link = await ensureProcessorCustomer(ctx, stripe, customer);
+  const link = await ensureProcessorCustomer(ctx, processor, customer);
   const paymentMethod = input.paymentMethodId ?? link.default_payment_method_id;
   let declineReason: string | undefined;
   if (paymentMethod) {
-    const charged = await chargeOffSession(ctx, stripe, { purchase, processorCustomerId: link.processor_customer_id, paymentMethod });
+    const charged = await chargeOffSession(processor, { purchase, processorCustomerId: link.processor_customer_id, paymentMethod });
     if (charged.kind === 'succeeded') {
       const grantId = await completePurchase(ctx, purchase, charged.paymentIntentId);
       return { ...base, completed: true, grantId, paymentIntentId: charged.paymentIntentId };
@@ -85,7 +84,7 @@ export async function purchaseCredits(ctx: AppContext, principal: Principal, inp
     declineReason = 'off-session charge declined';
     await withTransaction(ctx.db, (tx) => repo.updatePurchase(tx, accountId, purchase.id, { status: 'DECLINED', decline_reason: charged.reason, modified_at: ctx.clock.now() }));
   }
-  const session = await openHostedCheckout(ctx, stripe, {
+  const session = await openHostedCheckout(ctx, processor, {
     accountId, customer, processorCustomerId: link.processor_customer_id, purpose: 'CREDIT_TOPUP', urls,
     amount, currency, description: `${input.credits.toFixed()} ${pool.denomination}`,
     creditPoolId: pool.id, credits: input.credits, pricePerCredit: price.pricePerCredit, creditPurchaseId: purchase.id,
@@ -123,24 +122,21 @@ export async function listTopUpOffers(ctx: AppContext, accountId: string, custom
 type ChargeOutcome = { kind: 'succeeded'; paymentIntentId: string } | { kind: 'declined'; reason: string };
 
 async function chargeOffSession(
-  ctx: AppContext,
-  stripe: Stripe,
+  processor: Processor,
   input: { purchase: repo.CreditPurchaseRow; processorCustomerId: string; paymentMethod: string },
 ): Promise<ChargeOutcome> {
   const { purchase } = input;
   try {
-    const intent = await stripe.paymentIntents.create(
+    const intent = await processor.chargeOffSession(
       {
-        amount: toMinorUnitInteger(dec(purchase.amount), purchase.currency),
+        amountMinor: toMinorUnitInteger(dec(purchase.amount), purchase.currency),
         currency: purchase.currency.toLowerCase(),
         customer: input.processorCustomerId,
-        payment_method: input.paymentMethod,
-        off_session: true,
-        confirm: true,
+        paymentMethod: input.paymentMethod,
         description: 'Credit purchase',
         metadata: { [METADATA.account]: purchase.account_id, [METADATA.creditPurchase]: purchase.id },
       },
-      { idempotencyKey: `tally-purchase-${purchase.id}` },
+      `tally-purchase-${purchase.id}`,
     );
     if (intent.status === 'succeeded') return { kind: 'succeeded', paymentIntentId: intent.id };
     return { kind: 'declined', reason: `payment ${intent.status}` };

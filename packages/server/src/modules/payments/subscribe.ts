@@ -11,7 +11,7 @@ import { processorKey } from './connection.js';
 import { requireWithinSpendCap, toMinorUnitInteger } from './domain.js';
 import { METADATA } from './events.js';
 import { ensureProcessorCustomer } from './processor-customers.js';
-import { isCardError, processorMessage, stripeClient } from './processor.js';
+import { isCardError, processorMessage, stripeProcessor } from './processor/stripe.js';
 import * as repo from './repo.js';
 
 /**
@@ -51,20 +51,20 @@ export async function collectInitialPayment(
   const amount = dec(input.invoice.amount);
   const currency = input.invoice.currency;
   if (await movesMoney(ctx.db, principal, input)) requireWithinSpendCap(amount, currency, settings.agentMaxTopupAmount);
-  const stripe = stripeClient(ctx.config, key, ctx.metrics);
-  const link = await ensureProcessorCustomer(ctx, stripe, input.customer);
+  const processor = stripeProcessor(ctx.config, key, ctx.metrics);
+  const link = await ensureProcessorCustomer(ctx, processor, input.customer);
   const paymentMethod = input.paymentMethodId ?? link.default_payment_method_id;
   let declineReason: string | undefined;
   if (paymentMethod) {
     try {
-      const intent = await stripe.paymentIntents.create(
+      const intent = await processor.chargeOffSession(
         {
-          amount: toMinorUnitInteger(amount, currency), currency: currency.toLowerCase(), customer: link.processor_customer_id,
-          payment_method: paymentMethod, off_session: true, confirm: true, description: `Subscription ${input.subscription.id}: first invoice`,
+          amountMinor: toMinorUnitInteger(amount, currency), currency: currency.toLowerCase(), customer: link.processor_customer_id,
+          paymentMethod, description: `Subscription ${input.subscription.id}: first invoice`,
           metadata: { [METADATA.account]: accountId, [METADATA.invoice]: input.invoice.id, [METADATA.subscription]: input.subscription.id },
         },
         // Keyed by our invoice: a retried subscribe (same DUE invoice) never charges twice.
-        { idempotencyKey: `tally-invoice-charge-${input.invoice.id}` },
+        `tally-invoice-charge-${input.invoice.id}`,
       );
       if (intent.status === 'succeeded') {
         await withTransaction(ctx.db, (tx) => settleInvoice(tx, accountId, input.invoice.id, ctx.clock.now()));
@@ -78,7 +78,7 @@ export async function collectInitialPayment(
   } else if (principal.kind !== 'customer') {
     return { kind: 'none' };
   }
-  const session = await openInvoiceCheckout(ctx, stripe, {
+  const session = await openInvoiceCheckout(ctx, processor, {
     accountId, customer: input.customer, processorCustomerId: link.processor_customer_id, purpose: 'SUBSCRIPTION',
     invoice: { id: input.invoice.id, amount, currency, description: `${input.plan.name ?? input.plan.key}: first period` },
     subscriptionId: input.subscription.id, planId: input.plan.id,

@@ -1,4 +1,3 @@
-import Stripe from 'stripe';
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
@@ -11,6 +10,15 @@ import { findCustomerById } from '../customers/index.js';
 import { getAccountSettings } from '../settings/index.js';
 import { webhookSecret } from './connection.js';
 import { METADATA } from './events.js';
+import {
+  verifyWebhookEvent,
+  type ProcessorCheckoutSession,
+  type ProcessorCustomer,
+  type ProcessorEvent,
+  type ProcessorInvoice,
+  type ProcessorPaymentIntent,
+  type ProcessorSetupIntent,
+} from './processor/stripe.js';
 import { applyProcessorInvoice, linkProcessorSubscription, subscriptionCheckoutCompleted, subscriptionCheckoutExpired } from './processor-subscriptions.js';
 import * as repo from './repo.js';
 
@@ -21,9 +29,6 @@ import * as repo from './repo.js';
  * first copy's uncommitted insert) finds the id recorded and changes nothing.
  */
 
-/** Used only to verify signatures: it never calls the processor. */
-const verifier = new Stripe('sk_test_signature_verification_only', { telemetry: false });
-
 export type WebhookOutcome = { applied: boolean; type: string };
 
 const rejected = (message: string) => new AppError('validation_failed', message);
@@ -33,11 +38,10 @@ export async function receiveWebhook(ctx: AppContext, accountId: string, rawBody
   // An unknown account has no secret; the answer is the same as for a bad signature.
   const secret = (await accountExists(ctx.db, accountId)) ? await webhookSecret(ctx, accountId) : null;
   if (!secret) throw rejected('Webhook signature verification failed');
-  let event: Stripe.Event;
+  let event: ProcessorEvent;
   try {
-    // The SDK takes receivedAt in milliseconds; our clock (frozen in tests) dates the delivery.
-    const receivedAt = ctx.clock.now().getTime();
-    event = verifier.webhooks.constructEvent(rawBody, signature, secret, ctx.config.stripe.webhookToleranceSeconds, undefined, receivedAt);
+    // Our clock (frozen in tests) dates the delivery.
+    event = verifyWebhookEvent(rawBody, signature, secret, ctx.config.stripe.webhookToleranceSeconds, ctx.clock.now().getTime());
   } catch {
     throw rejected('Webhook signature verification failed');
   }
@@ -50,7 +54,7 @@ export async function receiveWebhook(ctx: AppContext, accountId: string, rawBody
   return { applied, type: event.type };
 }
 
-async function applyEvent(tx: Tx, accountId: string, event: Stripe.Event, now: Date): Promise<void> {
+async function applyEvent(tx: Tx, accountId: string, event: ProcessorEvent, now: Date): Promise<void> {
   if ((await getAccountSettings(tx, accountId)).stripeMode === 'PROCESSOR_INTEGRATION' && (await applyProcessorDriven(tx, accountId, event, now))) return;
   switch (event.type) {
     case 'invoice.paid':
@@ -76,7 +80,7 @@ async function applyEvent(tx: Tx, accountId: string, event: Stripe.Event, now: D
  * PROCESSOR_INTEGRATION: the processor's subscriptions and invoices drive ours. True when the event
  * was one of these (applied or not ours); false leaves it to the handlers every mode shares.
  */
-async function applyProcessorDriven(tx: Tx, accountId: string, event: Stripe.Event, now: Date): Promise<boolean> {
+async function applyProcessorDriven(tx: Tx, accountId: string, event: ProcessorEvent, now: Date): Promise<boolean> {
   switch (event.type) {
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
@@ -107,7 +111,7 @@ async function applyProcessorDriven(tx: Tx, accountId: string, event: Stripe.Eve
 }
 
 /** Both `invoice.paid` and `invoice.payment_succeeded` arrive for one payment: settling is idempotent. */
-async function invoicePaid(tx: Tx, accountId: string, invoice: Stripe.Invoice, now: Date) {
+async function invoicePaid(tx: Tx, accountId: string, invoice: ProcessorInvoice, now: Date) {
   const session = await repo.lockCheckoutSessionByProcessorInvoice(tx, accountId, invoice.id!);
   const invoiceId = invoice.metadata?.[METADATA.invoice] ?? session?.invoice_id ?? null;
   if (invoiceId) await settleInvoice(tx, accountId, invoiceId, now);
@@ -116,7 +120,7 @@ async function invoicePaid(tx: Tx, accountId: string, invoice: Stripe.Invoice, n
   }
 }
 
-async function checkoutCompleted(tx: Tx, accountId: string, object: Stripe.Checkout.Session, now: Date) {
+async function checkoutCompleted(tx: Tx, accountId: string, object: ProcessorCheckoutSession, now: Date) {
   const id = object.metadata?.[METADATA.checkoutSession] ?? object.client_reference_id;
   if (!id || !isUuid(id)) return;
   const session = await repo.lockCheckoutSession(tx, accountId, id);
@@ -147,7 +151,7 @@ async function checkoutCompleted(tx: Tx, accountId: string, object: Stripe.Check
   }
 }
 
-async function checkoutExpired(tx: Tx, accountId: string, object: Stripe.Checkout.Session, now: Date) {
+async function checkoutExpired(tx: Tx, accountId: string, object: ProcessorCheckoutSession, now: Date) {
   const id = object.metadata?.[METADATA.checkoutSession] ?? object.client_reference_id;
   if (!id || !isUuid(id)) return;
   const session = await repo.lockCheckoutSession(tx, accountId, id);
@@ -155,7 +159,7 @@ async function checkoutExpired(tx: Tx, accountId: string, object: Stripe.Checkou
 }
 
 /** A card saved through a setup intent becomes the customer's default for off-session charges. */
-async function setupSucceeded(tx: Tx, accountId: string, intent: Stripe.SetupIntent, now: Date) {
+async function setupSucceeded(tx: Tx, accountId: string, intent: ProcessorSetupIntent, now: Date) {
   const processorCustomer = typeof intent.customer === 'string' ? intent.customer : intent.customer?.id;
   const paymentMethod = typeof intent.payment_method === 'string' ? intent.payment_method : intent.payment_method?.id;
   if (!processorCustomer || !paymentMethod) return;
@@ -168,7 +172,7 @@ async function setupSucceeded(tx: Tx, accountId: string, intent: Stripe.SetupInt
  * subscription's first invoice is settled, a credit purchase granted. Hosted checkouts are left to
  * their session's own event.
  */
-async function paymentSucceeded(tx: Tx, accountId: string, intent: Stripe.PaymentIntent, now: Date) {
+async function paymentSucceeded(tx: Tx, accountId: string, intent: ProcessorPaymentIntent, now: Date) {
   const invoiceId = intent.metadata?.[METADATA.invoice];
   if (invoiceId && isUuid(invoiceId) && !intent.metadata?.[METADATA.checkoutSession]) {
     await settleInvoice(tx, accountId, invoiceId, now);
@@ -196,7 +200,7 @@ async function paymentSucceeded(tx: Tx, accountId: string, intent: Stripe.Paymen
 }
 
 /** A processor customer created with Tally's customer id in its metadata is linked (import). */
-async function customerCreated(tx: Tx, accountId: string, customer: Stripe.Customer, now: Date) {
+async function customerCreated(tx: Tx, accountId: string, customer: ProcessorCustomer, now: Date) {
   const customerId = customer.metadata?.[METADATA.customer];
   if (!customerId || !isUuid(customerId)) return;
   if (!(await findCustomerById(tx, accountId, customerId))) return;
