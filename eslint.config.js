@@ -48,4 +48,12 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The Stripe SDK lives behind one adapter (packages/server/src/modules/payments/README.md).
+    files: ['packages/server/src/**/*.ts'],
+    ignores: ['packages/server/src/modules/payments/processor/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'stripe', message: 'Use the adapter in modules/payments/processor/.' }] }],
+    },
+  },
 );
