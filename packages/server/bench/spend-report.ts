@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../src/platform/context.js';
 import { newId } from '../src/platform/ids.js';
-import { buildSeedRows } from '../src/modules/spend/prices-seed.js';
+import { buildSeedRows } from '../src/modules/spend/prices/seed.js';
 
 /** The usage-report benchmark's data: 30 days × 200 models × 167 actors = 1,002,000 usage buckets. */
 export const SPEND_DAYS = 30;

@@ -6,7 +6,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createConnection } from '../src/modules/spend/connections.js';
+import { createConnection } from '../src/modules/spend/connections/service.js';
 import type { AppContext } from '../src/platform/context.js';
 
 export const SYNC_ROWS = 100_000;

@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../src/platform/context.js';
 import { createAccount } from '../../src/modules/accounts/service.js';
-import { buildSeedRows } from '../../src/modules/spend/prices-seed.js';
+import { buildSeedRows } from '../../src/modules/spend/prices/seed.js';
 import { newId } from '../../src/platform/ids.js';
 import type { Suite } from '../harness.js';
 

@@ -1,5 +1,5 @@
 import { tariffPublishWarnings } from '../credits/index.js';
-import { tariffWarnings } from './margin.js';
+import { tariffWarnings } from './margin/service.js';
 
 /**
  * How spend joins the modules below it (called at startup by runtime.ts when the spend module is

@@ -1,12 +1,12 @@
 import type { AppContext } from '../../platform/context.js';
 import { JobItems } from '../../platform/jobs/items.js';
 import type { Job, JobContext } from '../../platform/jobs/scheduler.js';
-import { alertJobs } from './alerts-jobs.js';
-import * as connections from './connections-repo.js';
-import { purgeOldDeliveries, retryDueDeliveries } from './deliveries.js';
-import { outcomeJobs } from './outcome-sources-jobs.js';
-import { syncConnection } from './sync.js';
-import { addDays, DEFAULT_SYNC_DAYS, utcDayOf } from './sync-domain.js';
+import { alertJobs } from './alerts/jobs.js';
+import * as connections from './connections/repo.js';
+import { purgeOldDeliveries, retryDueDeliveries } from './deliveries/service.js';
+import { outcomeJobs } from './outcomes/sources/jobs.js';
+import { syncConnection } from './sync/service.js';
+import { addDays, DEFAULT_SYNC_DAYS, utcDayOf } from './sync/domain.js';
 
 /** Days the hourly sync pulls again (vendors revise recent days). */
 export const HOURLY_SYNC_DAYS = 3;
@@ -21,10 +21,10 @@ export const HOURLY_SYNC_DAYS = 3;
  *   with backoff, at most 5 attempts (README "Deliveries").
  * - `spend-delivery-purge`, daily at 04:10: finished deliveries older than 30 days.
  * - `spend-outcome-sync`, hourly at minute 45: the last 3 days of every ACTIVE outcome source
- *   (outcome-sources-jobs.ts; never overlapping itself).
+ *   (outcomes/sources/jobs.ts; never overlapping itself).
  * - `spend-budget-check`, hourly at minute 30: a budget evaluation per account with spend units
- *   (alerts-jobs.ts).
- * - `spend-weekly-digest`, Monday 08:00: the digest of every account that turned it on (alerts-jobs.ts).
+ *   (alerts/jobs.ts).
+ * - `spend-weekly-digest`, Monday 08:00: the digest of every account that turned it on (alerts/jobs.ts).
  */
 export function jobs(ctx: AppContext): Job[] {
   return [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { enforceUnitBudget } from '../../../src/modules/spend/gateway.js';
+import { enforceUnitBudget } from '../../../src/modules/spend/gateway/service.js';
 import { parseJson } from '../../../src/platform/http/json.js';
 import { dec } from '../../../src/platform/money.js';
 import { LITELLM_FAKE_KEY, startLiteLlmFake, type LiteLlmFake } from '../../fakes/vendors/litellm.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
-import { resolveModelName } from '../../../src/modules/spend/prices-seed.js';
+import { resolveModelName } from '../../../src/modules/spend/prices/seed.js';
 import { spendFixtures } from './reports-fixtures.js';
 
 /**

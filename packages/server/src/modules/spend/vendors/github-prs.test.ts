@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { githubReposOf } from '../outcome-sources-domain.js';
+import { githubReposOf } from '../outcomes/sources/domain.js';
 import { githubRateLimitDelayMs, mergedQualifier, splitPoint, toMergedPull } from './github-prs.js';
 
 const ms = (iso: string) => Date.parse(iso);

@@ -1,0 +1,44 @@
+import type { AppContext } from '../../../platform/context.js';
+import { notFound } from '../../../platform/errors/app-error.js';
+import type { ConnectionRow } from './repo.js';
+import { guardedDispatcher, outboundPolicyOf } from '../outbound-guard.js';
+import { vendorClient, type VendorClient, type VendorClientOptions } from '../vendors/index.js';
+
+/** Where a connection's admin key is sealed: bound to its account, row and field. */
+export const sealContext = (accountId: string, id: string) => `spend_connections:${accountId}:${id}:admin_key`;
+
+/** The vendor client for a connection: its key opened, LiteLLM's proxy reached only through the guard. */
+export function clientFor(ctx: AppContext, row: ConnectionRow): VendorClient {
+  return vendorClient(row.provider, vendorOptionsFor(ctx, row));
+}
+
+/**
+ * What a client of this connection needs: its origin, its key opened, the vendor call limits
+ * (`limits` overrides them, e.g. the gateway push's shorter timeout) and, for LiteLLM, the guard.
+ */
+export function vendorOptionsFor(ctx: AppContext, row: ConnectionRow, limits?: { timeoutMs: number; maxRetries: number }): VendorClientOptions {
+  if (!row.admin_key_sealed) throw notFound(`Connection ${row.id} not found`);
+  const spend = ctx.config.spend;
+  const baseUrl = { ANTHROPIC: spend.anthropicBaseUrl, OPENAI: spend.openaiBaseUrl, CURSOR: spend.cursorBaseUrl, COPILOT: spend.githubBaseUrl, LITELLM: row.scope ?? '' }[row.provider];
+  return {
+    baseUrl,
+    adminKey: ctx.secrets.open(row.admin_key_sealed, sealContext(row.account_id, row.id)),
+    scope: row.scope,
+    timeoutMs: limits?.timeoutMs ?? spend.vendorTimeoutMs,
+    maxRetries: limits?.maxRetries ?? spend.vendorMaxRetries,
+    onAnswer: (status) => ctx.metrics.outboundCall(METRIC_VENDOR[row.provider], status),
+    // The vendor origins are the operator's configuration; LiteLLM's is the tenant's URL, checked
+    // again on every connection (DNS rebinding).
+    ...(row.provider === 'LITELLM' ? { dispatcher: guardDispatcherOf(ctx) } : {}),
+  };
+}
+
+const METRIC_VENDOR = { ANTHROPIC: 'anthropic', OPENAI: 'openai', CURSOR: 'cursor', COPILOT: 'copilot', LITELLM: 'litellm' } as const;
+
+const dispatchers = new WeakMap<AppContext, ReturnType<typeof guardedDispatcher>>();
+function guardDispatcherOf(ctx: AppContext) {
+  let dispatcher = dispatchers.get(ctx);
+  if (!dispatcher) dispatchers.set(ctx, (dispatcher = guardedDispatcher(outboundPolicyOf(ctx.config))));
+  return dispatcher;
+}
+
