@@ -43,7 +43,7 @@ export type BuildAppOptions = {
   consoleDir?: string;
 };
 
-export type RouteEntry = {
+type RouteEntry = {
   method: string;
   url: string;
   hidden: boolean;

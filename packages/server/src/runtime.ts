@@ -43,7 +43,7 @@ export function databaseOptionsOf(config: Config): DatabaseOptions {
 const monetizationModules = [billing, credits, payments];
 
 /** Registers the modules' hooks (platform/hooks.ts) for the switched-on modules; idempotent. */
-export function registerModuleHooks(config: Config): void {
+function registerModuleHooks(config: Config): void {
   if (config.modules.monetization) for (const module of monetizationModules) module.registerHooks();
   if (config.modules.build) spend.registerHooks();
 }

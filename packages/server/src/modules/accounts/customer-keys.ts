@@ -8,7 +8,7 @@ import { forgetAccountKeys } from './key-cache.js';
 import { findActiveTenantKeyHint } from './repo.js';
 
 /** Customer keys expire this many days after issue (contract §2.1). */
-export const CUSTOMER_KEY_LIFETIME_DAYS = 1825;
+const CUSTOMER_KEY_LIFETIME_DAYS = 1825;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A customer key as listed: hint only, never the plaintext (which is not stored). */
@@ -91,7 +91,7 @@ type KeyRow = {
 const KEY_COLUMNS = ['id', 'customer_id', 'key_hint', 'scopes', 'expires_at', 'created_at', 'revoked_at', 'last_used_at'] as const;
 
 /** Whether a key authenticates at `now`: the same rule as the principal lookup (not revoked, not expired). */
-export function isCustomerKeyActive(key: { revoked_at: Date | null; expires_at: Date | null }, now: Date): boolean {
+function isCustomerKeyActive(key: { revoked_at: Date | null; expires_at: Date | null }, now: Date): boolean {
   return key.revoked_at === null && (key.expires_at === null || key.expires_at > now);
 }
 

@@ -11,7 +11,7 @@
  * password from an address with no recent failures for that user is never delayed by other
  * addresses' failures, unless the username's ceiling is reached.
  */
-export const PAIR_FREE_FAILURES = 5;
+const PAIR_FREE_FAILURES = 5;
 export const PAIR_BASE_DELAY_MS = 30 * 1000;
 export const PAIR_MAX_DELAY_MS = 15 * 60 * 1000;
 export const PAIR_FORGET_MS = 60 * 60 * 1000;
@@ -22,7 +22,7 @@ export const THROTTLE_RETENTION_MS = Math.max(PAIR_FORGET_MS, USER_WINDOW_MS);
 
 export type ThrottleState = { windowStart: Date; failures: number; lastFailureAt: Date };
 export type ThrottleKind = 'pair' | 'user';
-export type ThrottleSubject = { subject: string; kind: ThrottleKind };
+type ThrottleSubject = { subject: string; kind: ThrottleKind };
 
 /** The pair's delay after `failures` failures: 0 below the free count, then doubling, capped. */
 export function pairDelayMs(failures: number): number {
@@ -46,7 +46,7 @@ export function computeRetryAfterSeconds(kind: ThrottleKind, state: ThrottleStat
 }
 
 /** True when the stored count no longer applies and the next failure starts again at 1. */
-export function isForgotten(kind: ThrottleKind, state: ThrottleState, now: Date): boolean {
+function isForgotten(kind: ThrottleKind, state: ThrottleState, now: Date): boolean {
   return kind === 'pair'
     ? state.lastFailureAt.getTime() <= now.getTime() - PAIR_FORGET_MS
     : state.windowStart.getTime() <= now.getTime() - USER_WINDOW_MS;

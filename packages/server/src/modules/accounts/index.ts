@@ -5,7 +5,6 @@
 export { accountExists, findAccountName } from './repo.js';
 export { accountRoutes } from './routes.js';
 export {
-  CUSTOMER_KEY_LIFETIME_DAYS,
   customerKeyEnvironment,
   issueCustomerKey,
   listCustomerKeys,
@@ -19,7 +18,6 @@ export {
   issuePortalSession,
   listPortalSessions,
   revokePortalSession,
-  type IssuedPortalSession,
   type PortalSession,
 } from './portal-sessions.js';
 export {
@@ -28,5 +26,4 @@ export {
   resolveAdminToken,
   resolveApiKey,
   seedDevAccount,
-  type CreateAccountInput,
 } from './service.js';

@@ -5,7 +5,7 @@ import type { Principal } from '../../platform/http/principal.js';
 /** API keys as the node cache holds them: by key hash (never the plaintext), tagged by account. */
 const API_KEYS = 'api-keys';
 /** `lastUsedAt` is this node's latest knowledge, moved forward when it writes a new use. */
-export type CachedKey = { principal: Principal; expiresAt: Date | null; lastUsedAt: Date | null };
+type CachedKey = { principal: Principal; expiresAt: Date | null; lastUsedAt: Date | null };
 
 export const keyCache = (cache: NodeCache) => cache.region<CachedKey>(API_KEYS, (key) => key.principal.accountId);
 

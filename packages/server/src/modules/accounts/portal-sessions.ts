@@ -39,7 +39,7 @@ type SessionRow = {
 const COLUMNS = ['id', 'customer_id', 'token_hint', 'scopes', 'return_url', 'created_at', 'expires_at', 'revoked_at'] as const;
 
 /** Whether a portal session authenticates at `now` (the same rule as a customer key's). */
-export function isPortalSessionActive(row: { revoked_at: Date | null; expires_at: Date }, now: Date): boolean {
+function isPortalSessionActive(row: { revoked_at: Date | null; expires_at: Date }, now: Date): boolean {
   return row.revoked_at === null && row.expires_at > now;
 }
 

@@ -33,15 +33,6 @@ export function findUserByUsername(db: Executor, username: string) {
     .executeTakeFirst();
 }
 
-export function findUserById(db: Executor, accountId: string, userId: string) {
-  return db
-    .selectFrom('users')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', userId)
-    .executeTakeFirst();
-}
-
 export function lockUser(db: Executor, accountId: string, userId: string) {
   return db
     .selectFrom('users')

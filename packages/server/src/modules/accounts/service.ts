@@ -12,7 +12,7 @@ import { forgetAccountKeys, keyCache } from './key-cache.js';
 import { resolvePortalToken } from './portal-sessions.js';
 import * as repo from './repo.js';
 
-export type CreateAccountInput = { accountName: string; username: string; password: string; apiKey?: string };
+type CreateAccountInput = { accountName: string; username: string; password: string; apiKey?: string };
 
 /**
  * Creates an account with one admin login and one tenant key; returns the key's plaintext, which is
@@ -42,7 +42,7 @@ export async function createAccount(ctx: AppContext, input: CreateAccountInput) 
   return { accountId, apiKey };
 }
 
-export type LoginInput = { username: string; password: string; ip: string };
+type LoginInput = { username: string; password: string; ip: string };
 
 /**
  * Verifies a login and issues a 2-hour JWT. Refuses with 429 and Retry-After, before the password is

@@ -3,7 +3,7 @@ import type { CustomerScope } from '../../platform/http/principal.js';
 
 /** The scopes a customer key can carry, in their canonical order (contract §2.5). */
 export const CUSTOMER_SCOPES: readonly CustomerScope[] = ['read', 'purchase'];
-export const DEFAULT_CUSTOMER_SCOPES: readonly CustomerScope[] = ['read'];
+const DEFAULT_CUSTOMER_SCOPES: readonly CustomerScope[] = ['read'];
 
 /**
  * The scopes of a new key from the requested ones: absent or empty means the default `["read"]`;

@@ -38,5 +38,3 @@ export const OperatorCustomerKeySchema = z
 export const IssuedCustomerKeySchema = z
   .object({ ...keyFields, apiKey: z.string().describe('The key itself (ck_test_… / ck_live_…): shown only in this answer, never stored') })
   .meta({ id: 'IssuedCustomerApiKey' });
-
-export type KeyCreate = z.output<typeof KeyCreateSchema>;

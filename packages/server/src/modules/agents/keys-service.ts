@@ -15,7 +15,7 @@ import { getCustomerByRef } from '../customers/index.js';
 import { computeKeyScopes } from './keys-domain.js';
 
 /** Customer-key management (contract §2.4): tenant key only, the auth hook refuses customer keys. */
-export type KeyTarget = { accountId: string; ref: string };
+type KeyTarget = { accountId: string; ref: string };
 
 /** The key object of contract §2.4, in its field order; `apiKey` only when just issued. */
 function toKeyView(key: CustomerKey, customerReferenceId: string) {

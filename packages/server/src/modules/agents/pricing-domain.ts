@@ -66,7 +66,7 @@ const ANNUAL_MONTHS = 12;
 export const isFreePlan = (plan: { priceAmount: Decimal }) => plan.priceAmount.isZero();
 
 /** The public signup URL of a catalog. */
-export const signupUrl = (baseUrl: string, slug: string) => `${baseUrl}/public/v1/catalog/${encodeURIComponent(slug)}/signup`;
+const signupUrl = (baseUrl: string, slug: string) => `${baseUrl}/public/v1/catalog/${encodeURIComponent(slug)}/signup`;
 
 /**
  * The plan signup would give: the default plan while signup is enabled, if it is among the ACTIVE

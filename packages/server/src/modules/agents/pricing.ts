@@ -10,7 +10,7 @@ import { currentPrices, effectiveWeightTable } from '../credits/index.js';
 import { findAccountSettingsBySlug } from '../settings/index.js';
 import { buildPricingDocument, type PricingPlan } from './pricing-domain.js';
 
-export const NO_CATALOG_MESSAGE = 'No catalog at this address';
+const NO_CATALOG_MESSAGE = 'No catalog at this address';
 
 /**
  * No account has this id. An unknown slug and a closed catalog run the same loads against it, so
@@ -18,7 +18,7 @@ export const NO_CATALOG_MESSAGE = 'No catalog at this address';
  */
 export const NO_ACCOUNT_ID = '00000000-0000-0000-0000-000000000000';
 
-export type PublishedPricing = {
+type PublishedPricing = {
   /** The document, serialised by the exact JSON codec (amounts never pass through a JS number). */
   body: string;
   /** Strong validator: a hash of the body. */

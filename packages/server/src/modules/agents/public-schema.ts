@@ -70,5 +70,3 @@ export const SignupResultSchema = z
     }),
   })
   .meta({ id: 'AgentSignup' });
-
-export type SignupRequest = z.output<typeof SignupRequestSchema>;

@@ -1,10 +1,10 @@
 /** Agent signup rules (contract §5.3), pure: the rolling window, Retry-After, the customer reference, the links. */
 
 /** The cap counts this account's signups in the last rolling hour. */
-export const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
+const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
 
 /** Agent customers are `agent_` + 32 lowercase hex characters. */
-export const AGENT_REFERENCE_PREFIX = 'agent_';
+const AGENT_REFERENCE_PREFIX = 'agent_';
 
 /** Scopes of the key a signup issues: the agent may read and buy (contract §5.3). */
 export const SIGNUP_KEY_SCOPES = ['read', 'purchase'] as const;

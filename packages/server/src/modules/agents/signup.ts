@@ -14,10 +14,10 @@ import { isFreePlan } from './pricing-domain.js';
 import { agentCustomerReference, computeNextSteps, computeRetryAfterSeconds, isOverCap, SIGNUP_KEY_SCOPES, signupWindowStart } from './signup-domain.js';
 import * as repo from './signup-repo.js';
 
-export const NO_SIGNUP_MESSAGE = 'No signup at this address';
-export const SIGNUP_RATE_LIMITED_MESSAGE = 'Signup rate limit reached for this catalog — retry later';
+const NO_SIGNUP_MESSAGE = 'No signup at this address';
+const SIGNUP_RATE_LIMITED_MESSAGE = 'Signup rate limit reached for this catalog — retry later';
 
-export type SignupInput = { slug: string; email: string; name?: string | undefined; baseUrl: string };
+type SignupInput = { slug: string; email: string; name?: string | undefined; baseUrl: string };
 
 /**
  * One-call agent signup (contract §5.3), all or nothing in one transaction: under the account's

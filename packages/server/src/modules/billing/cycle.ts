@@ -25,7 +25,7 @@ export function billingJobs(ctx: AppContext): Job[] {
  * item in its own transaction; an item that throws is skipped and reported, and the others go on
  * (platform/jobs/items.ts): one tenant's bad row never stops another's billing.
  */
-export async function runSubscriptionCycle(ctx: AppContext, now: Date): Promise<void> {
+async function runSubscriptionCycle(ctx: AppContext, now: Date): Promise<void> {
   const items = new JobItems();
   await items.each('plan change', (after) => repo.dueDowngrades(ctx.db, now, after), (c) =>
     withTransaction(ctx.db, (tx) => applyDowngrade(tx, c.account_id, c.id, c.subscription_id, now)),
@@ -117,7 +117,7 @@ async function closePeriod(
 }
 
 /** DUE invoices past their due date plus grace become PAST_DUE and revoke the subscription's entitlements. */
-export async function runPastDue(ctx: AppContext, now: Date): Promise<void> {
+async function runPastDue(ctx: AppContext, now: Date): Promise<void> {
   const items = new JobItems();
   await items.each('invoice', (after) => repo.overdueInvoices(ctx.db, now, after), (i) =>
     withTransaction(ctx.db, async (tx) => {

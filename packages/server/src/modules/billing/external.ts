@@ -26,7 +26,7 @@ export type ExternalState = {
   planId?: string | null;
 };
 
-export type StartExternalSubscription = {
+type StartExternalSubscription = {
   id: string;
   accountId: string;
   customerId: string;
@@ -68,7 +68,7 @@ export async function startExternalSubscription(tx: Tx, input: StartExternalSubs
  * current one (never an earlier one); becoming active, or moving to the next period while active, is
  * a paid period (plan credits granted, idempotent per period); `pending` never deactivates.
  */
-export async function syncExternalSubscription(tx: Tx, subscription: repo.SubscriptionRow, state: ExternalState, now: Date): Promise<repo.SubscriptionRow> {
+async function syncExternalSubscription(tx: Tx, subscription: repo.SubscriptionRow, state: ExternalState, now: Date): Promise<repo.SubscriptionRow> {
   if (subscription.ended_at) return subscription;
   if (state.status === 'ended') {
     const endedAt = state.endedAt ?? now;
@@ -137,7 +137,7 @@ export async function failExternalPlanChange(tx: Tx, accountId: string, changeId
   if (change?.status === 'PENDING') await repo.setPlanChangeStatus(tx, accountId, changeId, 'FAILED');
 }
 
-export type MirrorExternalInvoice = {
+type MirrorExternalInvoice = {
   subscription: repo.SubscriptionRow;
   type: InvoiceType;
   status: InvoiceStatus;

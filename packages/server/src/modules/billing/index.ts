@@ -4,12 +4,11 @@
  */
 export { billingJobs as jobs } from './cycle.js';
 export * as billingEvents from './events.js';
-export type { PeriodPaid, PlanChanged, SubscriptionEnded } from './events.js';
 export { registerHooks } from './hooks.js';
 export { computeNextPeriod, projectEndOfPeriod } from './periods.js';
 export { findInvoice, findSubscription, listCustomerSubscriptions, type SubscriptionRow } from './repo.js';
 export { billingAdminRoutes, billingClientRoutes } from './routes.js';
-export { subscribeInTransaction, type SubscribeInTransactionInput } from './subscriptions.js';
+export { subscribeInTransaction } from './subscriptions.js';
 export { findFirstDueInvoice, settleInvoice } from './invoices.js';
 export {
   changeAtProcessor,
@@ -27,7 +26,6 @@ export {
   failExternalPlanChange,
   mirrorExternalInvoice,
   startExternalSubscription,
-  syncExternalSubscription,
   type ExternalState,
 } from './external.js';
 export { lockSubscription } from './repo.js';

@@ -8,7 +8,7 @@ import * as repo from './repo.js';
 
 export type InvoiceLine = { description: string; amount: Decimal; featureId?: string | null };
 
-export type RaiseInvoiceInput = {
+type RaiseInvoiceInput = {
   subscription: repo.SubscriptionRow;
   type: InvoiceType;
   status: InvoiceStatus;

@@ -81,7 +81,7 @@ export function computeElapsedFraction(start: Date, end: Date, now: Date): Decim
 }
 
 /** Lines of an in-advance → in-advance upgrade (§6.3), each rounded to the currency's minor units before netting. */
-export type UpgradeProration = { ratio: Decimal; oldCredit: Money; newCharge: Money; amount: Money };
+type UpgradeProration = { ratio: Decimal; oldCredit: Money; newCharge: Money; amount: Money };
 
 /**
  * Upgrade proration when both plans bill in advance: the unused share of the old price is credited

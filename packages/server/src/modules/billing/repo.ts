@@ -17,9 +17,6 @@ export const lockSubscription = (db: Executor, accountId: string, id: string) =>
 export const listCustomerSubscriptions = (db: Executor, accountId: string, customerId: string) =>
   db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).where('customer_id', '=', customerId).orderBy('created_at').execute();
 
-export const listAccountSubscriptions = (db: Executor, accountId: string) =>
-  db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
-
 export const insertSubscription = (db: Executor, row: SubscriptionRow) =>
   db.insertInto('subscriptions').values({ ...row, metadata: toJsonb(row.metadata) }).returningAll().executeTakeFirstOrThrow();
 

@@ -30,7 +30,7 @@ function requireActivePlan(plan: PlanRow) {
   }
 }
 
-export type SubscribeInTransactionInput = {
+type SubscribeInTransactionInput = {
   accountId: string;
   customer: CustomerRow;
   plan: PlanRow;

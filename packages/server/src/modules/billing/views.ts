@@ -5,7 +5,7 @@ import { toPlan } from '../catalog/index.js';
 import { getCustomerById, toAdminCustomer } from '../customers/index.js';
 import * as repo from './repo.js';
 
-export type SubscriptionStatus = 'PENDING_PAYMENT' | 'ACTIVE' | 'CANCEL_SCHEDULED' | 'CANCELLED';
+type SubscriptionStatus = 'PENDING_PAYMENT' | 'ACTIVE' | 'CANCEL_SCHEDULED' | 'CANCELLED';
 
 /** Derived status (ours): the contract's subscription has only isActive and cancel fields. */
 export function subscriptionStatus(row: repo.SubscriptionRow): SubscriptionStatus {
@@ -54,7 +54,7 @@ export async function toSubscriptionView(db: Executor, row: repo.SubscriptionRow
   };
 }
 
-export type SubscriptionView = Awaited<ReturnType<typeof toSubscriptionView>>;
+type SubscriptionView = Awaited<ReturnType<typeof toSubscriptionView>>;
 
 export function toInvoiceView(row: repo.InvoiceRow, items?: repo.InvoiceItemRow[], subscription?: SubscriptionView | null) {
   return {
@@ -86,8 +86,6 @@ export function toInvoiceView(row: repo.InvoiceRow, items?: repo.InvoiceItemRow[
       : {}),
   };
 }
-
-export type InvoiceView = ReturnType<typeof toInvoiceView>;
 
 /**
  * Invoices with their line items (one query) and their subscription nested, as the original API

@@ -1,6 +1,6 @@
 import type { PlanRow } from './repo.js';
 
-export type PlanStatus = PlanRow['status'];
+type PlanStatus = PlanRow['status'];
 const TRANSITIONS: Record<PlanStatus, PlanStatus[]> = { DRAFT: ['ACTIVE'], ACTIVE: ['ARCHIVED'], ARCHIVED: ['ACTIVE'] };
 const STATUSES: PlanStatus[] = ['DRAFT', 'ACTIVE', 'ARCHIVED'];
 

@@ -3,16 +3,14 @@
  * Other modules and app.ts import only from here; everything else under catalog/ is private.
  */
 export { planCreditAllocations } from './extensions.js';
-export { findFeature, findFeatureByKey, findPlan, findPlanByKey, findRule, listActivePlans, listRulesOfPlans, type FeatureRow, type PlanRow, type RuleRow } from './repo.js';
+export { findFeature, findFeatureByKey, findPlan, findPlanByKey, findRule, listActivePlans, listRulesOfPlans, type PlanRow, type RuleRow } from './repo.js';
 export {
   computeCost,
   computeGraduatedCost,
   computeUsageRevenue,
   fromStoredRuleValue,
-  type Cost,
   type Pricing,
   type RuleValue,
-  type Tier,
 } from './rule-value.js';
 export { catalogAdminRoutes, catalogClientRoutes } from './routes.js';
 export {

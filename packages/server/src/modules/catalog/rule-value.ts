@@ -8,12 +8,12 @@ import { Decimal, dec, isDecimal, roundCredits } from '../../platform/money.js';
  */
 
 export const PRICING_MODELS = ['usage', 'graduated'] as const;
-export type PricingModel = (typeof PRICING_MODELS)[number];
+type PricingModel = (typeof PRICING_MODELS)[number];
 export const RESET_MODES = ['reset', 'accumulate'] as const;
-export type ResetMode = (typeof RESET_MODES)[number];
+type ResetMode = (typeof RESET_MODES)[number];
 export const COST_MODELS = ['simple', 'model_aware'] as const;
 export const COST_UNITS = ['TOKENS', 'CREDITS', 'CURRENCY'] as const;
-export type CostUnit = (typeof COST_UNITS)[number];
+type CostUnit = (typeof COST_UNITS)[number];
 
 /** One graduated tier; `upTo` null is the unbounded ("inf") last tier. */
 export type Tier = { upTo: Decimal | null; pricePerUnit: Decimal; flatFee: Decimal | null };

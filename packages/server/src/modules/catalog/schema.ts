@@ -5,7 +5,7 @@ import { RULE_VALUE_JSON_SCHEMA } from './rule-value-schema.js';
 
 const metadata = z.record(z.string(), z.unknown());
 /** Largest plan base price (README "Bounds"): stored as numeric(20,4) (16 integer digits). */
-export const MAX_PLAN_PRICE = '1000000000000';
+const MAX_PLAN_PRICE = '1000000000000';
 const currency = z.enum(CURRENCY_CODES as [string, ...string[]], { error: 'must be an ISO 4217 code such as USD' });
 
 export const FeatureCreateSchema = z.object({

@@ -59,7 +59,7 @@ export function toRule(row: repo.RuleRow, model?: { name: string; denomination: 
 }
 
 /** The rule as the API shows it, with its credit model's name and denomination. */
-export async function toRuleView(db: Executor, row: repo.RuleRow) {
+async function toRuleView(db: Executor, row: repo.RuleRow) {
   const model = row.credit_model_id
     ? await db.selectFrom('credit_models').select(['name', 'denomination']).where('account_id', '=', row.account_id).where('id', '=', row.credit_model_id).executeTakeFirst()
     : null;
@@ -293,7 +293,7 @@ export async function createRule(ctx: AppContext, accountId: string, input: Rule
   });
 }
 
-export async function getRule(ctx: AppContext, accountId: string, planId: string, featureId: string) {
+async function getRule(ctx: AppContext, accountId: string, planId: string, featureId: string) {
   const row = await repo.findRule(ctx.db, accountId, planId, featureId);
   if (!row) throw notFound('Plan-feature rule not found');
   return row;

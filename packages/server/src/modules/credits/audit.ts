@@ -3,7 +3,7 @@ import { dec, type Decimal } from '../../platform/money.js';
 import * as repo from './repo.js';
 import { reservationLedgerSums } from './reservations/repo.js';
 
-export type AuditFinding = { poolId: string; problem: string };
+type AuditFinding = { poolId: string; problem: string };
 
 const TYPES = ['GRANT', 'DEDUCTION', 'EXPIRATION', 'REVERSAL', 'HOLD', 'CAPTURE', 'RELEASE'] as const;
 

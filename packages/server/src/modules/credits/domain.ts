@@ -35,7 +35,7 @@ export type DrawSource = {
   linkHeadroom: Decimal | null;
 };
 
-export type PoolDrawPlan = {
+type PoolDrawPlan = {
   /** Per pool, in draw order. */
   draws: { poolId: string; amount: Decimal }[];
   covered: Decimal;
@@ -71,7 +71,7 @@ export function planPoolDraw(sources: DrawSource[], charge: Decimal): PoolDrawPl
   return { draws, covered: charge.minus(left), uncovered: left, refused: false };
 }
 
-export type RolloverGrant = { id: string; remaining: Decimal };
+type RolloverGrant = { id: string; remaining: Decimal };
 
 /**
  * What a rollover policy expires at a period boundary, over the subscription's PLAN_INCLUDED and

@@ -16,9 +16,9 @@ import type { GrantRow, PoolRow } from './repo.js';
  * (`flush`: one statement writes every ledger row, per-grant draw, grant remainder, pool total and
  * link total). One ledger row per pool an event draws from, numbered in event order.
  */
-export type CreditDrawTarget = { subscriptionId: string; denomination: string };
+type CreditDrawTarget = { subscriptionId: string; denomination: string };
 
-export type BatchDrawInput = CreditDrawInput & { weight: ResolvedWeight };
+type BatchDrawInput = CreditDrawInput & { weight: ResolvedWeight };
 
 export interface CreditDrawer {
   /** One event's draw against the state left by the events before it; null: nothing linked, 'refused': a hard limit. */

@@ -43,7 +43,7 @@ const identityQuote = (units: Decimal): CreditQuote => ({
 });
 
 /** What linked pools could supply now: ACTIVE pools' balances, each capped by its link's headroom. */
-export type LinkedPool = { credit_pool_id: string; status: repo.PoolRow['status']; hard_limit: boolean; balance: string; draw_limit: string | null; total_drawn: string };
+type LinkedPool = { credit_pool_id: string; status: repo.PoolRow['status']; hard_limit: boolean; balance: string; draw_limit: string | null; total_drawn: string };
 
 /** A FROZEN or ARCHIVED pool gives nothing: draws, holds and quotes pass it over. */
 const isDrawable = (l: LinkedPool) => l.status === 'ACTIVE' || l.status === 'DEPLETED';
@@ -60,7 +60,7 @@ export function sourcesOf(links: LinkedPool[], available: (poolId: string, balan
 }
 
 /** The `credit` of an entitlement check (contract §4.9): the pools it counts, summed exactly. */
-export type CreditSummary = { denomination: string; balance: Decimal; totalGranted: Decimal; totalConsumed: Decimal; hardLimit: boolean };
+type CreditSummary = { denomination: string; balance: Decimal; totalGranted: Decimal; totalConsumed: Decimal; hardLimit: boolean };
 
 type QuotedPool = LinkedPool & { total_granted: string; total_consumed: string };
 

@@ -98,7 +98,7 @@ export async function append(tx: Tx, pool: repo.PoolRow, entry: Entry, now: Date
   return rows[0]!;
 }
 
-export type GrantInput = {
+type GrantInput = {
   grantType: GrantType;
   amount: Decimal;
   subscriptionId?: string | null;

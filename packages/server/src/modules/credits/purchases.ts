@@ -10,7 +10,7 @@ import * as repo from './repo.js';
  * processor reports it).
  */
 
-export type PurchasablePool = { id: string; denomination: string; currency: string | null; status: string };
+type PurchasablePool = { id: string; denomination: string; currency: string | null; status: string };
 
 /** One of the customer's pools; 404 "Credit pool not found" for another customer's or account's. */
 export async function getCustomerPool(db: Executor, accountId: string, customerId: string, poolId: string): Promise<PurchasablePool> {
@@ -19,7 +19,7 @@ export async function getCustomerPool(db: Executor, accountId: string, customerI
   return { id: pool.id, denomination: pool.denomination, currency: pool.currency, status: pool.status };
 }
 
-export type PurchaseGrantInput = {
+type PurchaseGrantInput = {
   accountId: string;
   poolId: string;
   amount: Decimal;

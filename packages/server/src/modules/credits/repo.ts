@@ -90,7 +90,7 @@ export async function countPools(db: Executor, accountId: string, customerId: st
   return Number(r.n);
 }
 
-export type NewPool = Pick<PoolRow, 'id' | 'account_id' | 'customer_id' | 'name' | 'denomination' | 'currency' | 'hard_limit' | 'rollover_policy' | 'rollover_cap'> & {
+type NewPool = Pick<PoolRow, 'id' | 'account_id' | 'customer_id' | 'name' | 'denomination' | 'currency' | 'hard_limit' | 'rollover_policy' | 'rollover_cap'> & {
   metadata: Jsonb;
   now: Date;
 };

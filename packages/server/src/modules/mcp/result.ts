@@ -3,9 +3,6 @@ import type { z } from 'zod';
 import type { FieldError } from '../../platform/errors/app-error.js';
 import { stringifyJson } from '../../platform/http/json.js';
 
-/** Codes only tool results carry (contract §1.4 "MCP-only codes", §8.1). */
-export type McpErrorCode = 'confirmation_required' | 'invalid_request' | 'serialization_error' | 'admin_tools_disabled';
-
 export const CONFIRMATION_REQUIRED_MESSAGE = 'This tool spends money. Set confirmAction to true after your principal approved it.';
 
 export type ToolError = { code: string; message: string; fields?: FieldError[]; requestId?: string };

@@ -26,10 +26,10 @@ const descriptors = new Map<string, Tool>(
   ]),
 );
 
-export type McpOptions = { adminToolsEnabled: boolean };
+type McpOptions = { adminToolsEnabled: boolean };
 
 /** The tools this key may see (§8.1): customer keys the six curated, tenant keys also the tenant tools, admin tools behind the flag. */
-export function visibleTools(call: Pick<ToolCall, 'principal'>, options: McpOptions): ToolSpec[] {
+function visibleTools(call: Pick<ToolCall, 'principal'>, options: McpOptions): ToolSpec[] {
   return TOOLS.filter((t) =>
     t.access === 'curated' ? true : call.principal.kind !== 'tenant' ? false : t.access === 'tenant' ? true : options.adminToolsEnabled,
   );

@@ -5,7 +5,7 @@ import { pageQuerySchema } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
 
 /** Who may see and call a tool (contract §8.1): curated = any key, tenant = tenant keys, admin = tenant keys with the admin flag. */
-export type ToolAccess = 'curated' | 'tenant' | 'admin';
+type ToolAccess = 'curated' | 'tenant' | 'admin';
 
 export type ToolCall = { ctx: AppContext; principal: Principal; request: FastifyRequest };
 

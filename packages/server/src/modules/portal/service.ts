@@ -18,7 +18,7 @@ import { computePortalExpiry, computePortalScopes, computePortalUrl } from './do
 import type { PortalSessionCreate } from './schema.js';
 
 /** Portal-session management: tenant key only (the routes carry no `customerKey`, ADR 0025). */
-export type PortalTarget = { accountId: string; ref: string };
+type PortalTarget = { accountId: string; ref: string };
 
 function toSessionView(session: PortalSession, customerReferenceId: string) {
   const { id, tokenHint, scopes, returnUrl, active, createdAt, expiresAt, revokedAt } = session;

@@ -11,7 +11,7 @@ export const COST_RATE_SCALE = 30;
 export const MAX_MODEL_COSTS = 1000;
 
 /** One model's cost rates (per `costUnit`); either may be unset. */
-export type CostRate = { input: Decimal | null; output: Decimal | null };
+type CostRate = { input: Decimal | null; output: Decimal | null };
 
 /** The account's default AI cost rates, used where an event carries no cost (contract §5.1). */
 export type CostConfig = {

@@ -27,7 +27,7 @@ export type AccountSettings = {
   defaultCostConfig: CostConfig | null;
 };
 
-export const DEFAULT_AGENT_SIGNUP_HOURLY_CAP = 10;
+const DEFAULT_AGENT_SIGNUP_HOURLY_CAP = 10;
 export const DEFAULT_CURRENCY = 'USD';
 /** agentSignupHourlyCap: 1 … this (README "Bounds"). */
 export const MAX_AGENT_SIGNUP_HOURLY_CAP = 1_000_000;

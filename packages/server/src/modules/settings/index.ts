@@ -3,7 +3,6 @@
  * processor mode, currency, checkout URLs, default cost config; the account audit log).
  * Other modules, app.ts and runtime.ts import only from here.
  */
-export type { CostConfig, CostRate } from './cost-config.js';
-export { DEFAULT_AGENT_SIGNUP_HOURLY_CAP, type AccountSettings } from './domain.js';
+export type { AccountSettings } from './domain.js';
 export { settingsAdminRoutes } from './routes.js';
 export { findAccountSettingsBySlug, getAccountSettings, lockAccountSettings, setStripeMode } from './service.js';

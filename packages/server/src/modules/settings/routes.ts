@@ -10,7 +10,7 @@ import * as service from './service.js';
 const tags = ['Account settings'];
 
 /** The settings as the contract shows them (§5.1): no account id, `stripeEnabled` derived. */
-export function toSettingsView(s: AccountSettings) {
+function toSettingsView(s: AccountSettings) {
   return {
     stripeMode: s.stripeMode,
     stripeEnabled: s.stripeMode !== 'NONE',

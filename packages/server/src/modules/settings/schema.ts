@@ -22,7 +22,7 @@ const redirectUrl = (what: string) =>
     description: `Absolute http(s) URL the browser is sent to ${what} hosted checkout; null clears it.`,
   });
 
-export const CostConfigInputSchema = z.object({
+const CostConfigInputSchema = z.object({
   modelCosts: z
     .record(
       z.string().min(1).max(255),
@@ -100,8 +100,8 @@ export const AccountSettingsSchema = z
   })
   .meta({ id: 'AccountSettings' });
 
-export const AUDIT_LOG_DEFAULT_LIMIT = 50;
-export const AUDIT_LOG_MAX_LIMIT = 200;
+const AUDIT_LOG_DEFAULT_LIMIT = 50;
+const AUDIT_LOG_MAX_LIMIT = 200;
 
 export const AuditLogQuery = z.object({
   limit: z.coerce
@@ -122,5 +122,3 @@ export const AuditLogEntrySchema = z
     createdAt: z.date(),
   })
   .meta({ id: 'AuditLogEntry' });
-
-export type SettingsPatchBody = z.output<typeof SettingsPatchSchema>;

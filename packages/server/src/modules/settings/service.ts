@@ -47,7 +47,7 @@ export async function lockAccountSettings(tx: Executor, accountId: string): Prom
 
 const refused = (problem: SettingsProblem) => invalid(problem.message, { fields: [problem] });
 
-export type UpdateAccountSettingsInput = {
+type UpdateAccountSettingsInput = {
   accountId: string;
   /** Who is changing them, for the audit log: `user:<userId>`. */
   actor: string;

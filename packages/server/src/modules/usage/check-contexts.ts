@@ -13,7 +13,7 @@ import * as repo from './repo.js';
  * change has committed, on any node, with no notification or timer involved. Counters are never
  * kept: they are read by the same statement as the version.
  */
-export type CheckFacts = {
+type CheckFacts = {
   context: repo.CheckContext;
   /** The rule's pricing, parsed once per context read (null: no enabled rule). */
   pricing: ReturnType<typeof fromStoredRuleValue>['pricing'] | null;

@@ -9,7 +9,7 @@ import type { IngestContext } from './repo.js';
  * statement write nothing, and the event is planned again from a fresh read. Bounded: the oldest
  * entries go first.
  */
-export class ContextMemory {
+class ContextMemory {
   private readonly entries = new Map<string, IngestContext>();
 
   constructor(private readonly maxEntries = 20_000) {}

@@ -2,7 +2,7 @@ import { dec, type Decimal } from '../../platform/money.js';
 import type { Pricing } from '../catalog/index.js';
 import { computeNextPeriod } from '../billing/index.js';
 
-export type DenialCode =
+type DenialCode =
   | 'NO_SUBSCRIPTION'
   | 'ENTITLEMENT_REVOKED'
   | 'USAGE_LIMIT_EXCEEDED'
@@ -31,7 +31,7 @@ export type EntitlementFacts = {
   creditLimitReached?: boolean;
 };
 
-export type EntitlementDecision = {
+type EntitlementDecision = {
   allowed: boolean;
   reason: DenialCode | null;
   usage?: { used: Decimal; limit?: Decimal; remaining?: Decimal; unlimited: boolean };

@@ -14,7 +14,7 @@ import { checkFacts } from './check-contexts.js';
 import { usedInPeriod } from './ingest.js';
 import * as repo from './repo.js';
 
-export type CheckInput = {
+type CheckInput = {
   customerReferenceId: string | undefined;
   featureKey: string;
   /** Evaluate only: the proposed units, model and flow, and whether to hold the quoted credits under the flow. */

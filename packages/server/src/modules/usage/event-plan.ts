@@ -12,7 +12,7 @@ import type { EventRequest } from './schema.js';
  */
 
 /** Weight resolution looks at occurredAt clamped to [now − 48h, now + 5 min]; the event keeps what was sent. */
-export const OCCURRED_AT_CLAMP = { pastMs: 48 * 3600_000, futureMs: 5 * 60_000 };
+const OCCURRED_AT_CLAMP = { pastMs: 48 * 3600_000, futureMs: 5 * 60_000 };
 
 export function parseOccurredAt(value: unknown, now: Date): { occurredAt: Date; valid: boolean } {
   if (typeof value !== 'string') return { occurredAt: now, valid: value === undefined || value === null };
@@ -29,7 +29,7 @@ export function clampOccurredAt(occurredAt: Date, now: Date): Date {
 export const isCreditBacked = (c: CheckContext) => Boolean(c.credit_denomination && c.subscription_id && c.rule_enabled);
 
 /** The enabled rule of the context, parsed; null when the plan has none for the feature or it is disabled. */
-export const ruleOf = (c: CheckContext): RuleValue | null => (c.rule_enabled && c.rule_value ? fromStoredRuleValue(c.rule_value) : null);
+const ruleOf = (c: CheckContext): RuleValue | null => (c.rule_enabled && c.rule_value ? fromStoredRuleValue(c.rule_value) : null);
 
 /**
  * The counter an event counts in: the subscription's period containing `now` (the period the

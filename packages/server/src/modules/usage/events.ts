@@ -5,7 +5,7 @@ import * as catalogRepo from '../catalog/index.js';
 import * as customersRepo from '../customers/index.js';
 import * as repo from './repo.js';
 
-export type EventListFilter = PageQuery & {
+type EventListFilter = PageQuery & {
   customerReferenceId?: string | undefined;
   featureKey?: string | undefined;
   from?: string | undefined;
@@ -64,7 +64,7 @@ export async function listEventPage(ctx: AppContext, accountId: string, q: Event
 }
 
 /** Most groups one grouped read returns (a day per group covers almost three years). */
-export const MAX_EVENT_GROUPS = 1000;
+const MAX_EVENT_GROUPS = 1000;
 
 /**
  * Usage events of the account summed per customer, feature, event name, model or UTC day, with the
@@ -105,7 +105,7 @@ export async function sumFeatureEventTotals(ctx: Pick<AppContext, 'db' | 'batche
 const DAY_MS = 86_400_000;
 
 /** The overview's window: `days` whole UTC days ending with `now`'s day, as a half-open [from, to). */
-export function overviewWindow(now: Date, days: number): { from: Date; to: Date; dayKeys: string[] } {
+function overviewWindow(now: Date, days: number): { from: Date; to: Date; dayKeys: string[] } {
   const to = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + DAY_MS;
   const from = to - days * DAY_MS;
   const dayKeys = Array.from({ length: days }, (_, i) => new Date(from + i * DAY_MS).toISOString().slice(0, 10));

@@ -21,7 +21,7 @@ import { applyEvents, type EventItem, type EventOutcome } from './apply-events.j
 type Waiter = { item: EventItem; resolve: (o: EventOutcome) => void; reject: (err: unknown) => void };
 type Lane = { accountId: string; waiting: Waiter[]; running: boolean };
 
-export class HotPoolQueue {
+class HotPoolQueue {
   private readonly lanes = new Map<string, Lane>();
 
   constructor(

@@ -6,7 +6,7 @@ import type { UsageEventsTable } from '../../platform/db/tables.js';
 import { dec } from '../../platform/money.js';
 import { usageRecordedWanted } from './recorded.js';
 
-export type UsageEventRow = Selectable<UsageEventsTable>;
+type UsageEventRow = Selectable<UsageEventsTable>;
 
 export type CheckContext = {
   customer_id: string;
@@ -257,7 +257,7 @@ const claimKey = (e: NewEvent, onlyIf = sql``) => sql`
   select ${e.account_id}::uuid, ${e.event_idempotency_key}, ${e.id}::uuid, ${e.occurred_at}::timestamptz ${onlyIf}`;
 
 /** What `insertEventCounting` checks before writing an event planned from a context kept in memory. */
-export type ContextGuard = { customerRef: string; featureKey: string; fingerprint: string };
+type ContextGuard = { customerRef: string; featureKey: string; fingerprint: string };
 
 /** Inserts an event unless its idempotency key exists; undefined means a duplicate. */
 export async function insertEvent(db: Executor, row: NewEvent): Promise<{ id: string } | undefined> {

@@ -9,7 +9,7 @@ import { ReservationSchema } from '../credits/index.js';
  */
 export const MAX_EVENT_UNITS = '1000000000';
 /** Largest costAmount / revenueAmount of one event (= max units × max price per unit). */
-export const MAX_EVENT_AMOUNT = '1000000000000000';
+const MAX_EVENT_AMOUNT = '1000000000000000';
 /** Largest inputTokens / outputTokens of one event (bigint columns; × a cost per token ≤ 1e6 stays exact). */
 export const MAX_EVENT_TOKENS = 1_000_000_000;
 
@@ -112,7 +112,6 @@ export const EvaluateRequestSchema = z.object({
     .optional()
     .describe('Hold the quoted credits under the flow (ADR 0012) until the usage event carrying the same flowId captures them, or the hold expires (300 s). Returned in `reservation`; a repeated evaluate of a flow with an open hold returns that hold.'),
 });
-export type EvaluateRequest = z.output<typeof EvaluateRequestSchema>;
 
 const CreditQuoteSchema = z.object({
   weight: decimalOutput,

@@ -7,8 +7,8 @@ import { dec, type Decimal } from '../../../platform/money.js';
 
 export type HeldPortion = { grantId: string; amount: Decimal };
 /** One pool's hold: the grant portions it took, oldest grant first. */
-export type PoolHold = { poolId: string; portions: HeldPortion[] };
-export type HoldSplit = { poolId: string; consumed: HeldPortion[]; released: HeldPortion[] };
+type PoolHold = { poolId: string; portions: HeldPortion[] };
+type HoldSplit = { poolId: string; consumed: HeldPortion[]; released: HeldPortion[] };
 
 /**
  * Consumes `consume` credits from the holds in the order given (the pools' draw order), each pool's
@@ -45,4 +45,4 @@ export function holdSecondsOf(requested: number | undefined, maxSeconds: number)
 }
 
 /** A hold asked without `holdSeconds` lasts 5 minutes (a long streaming call), or the maximum if lower. */
-export const DEFAULT_HOLD_SECONDS = 300;
+const DEFAULT_HOLD_SECONDS = 300;

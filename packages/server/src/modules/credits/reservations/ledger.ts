@@ -29,7 +29,7 @@ function sourcesOf(pools: repo.PoolForReservation[], grants: Grant[], now: Date,
     }));
 }
 
-export type HoldPlan = { pools: repo.PoolForReservation[]; grants: Grant[]; draws: { poolId: string; amount: Decimal }[]; held: Decimal };
+type HoldPlan = { pools: repo.PoolForReservation[]; grants: Grant[]; draws: { poolId: string; amount: Decimal }[]; held: Decimal };
 
 /**
  * What a hold of `amount` would take: the subscription's linked pools are locked and drawn like an
@@ -68,7 +68,7 @@ export async function applyHold(tx: Tx, plan: HoldPlan, reservation: repo.Reserv
   }
 }
 
-export type Settlement = { captured: Decimal; remainingBalance: Decimal };
+type Settlement = { captured: Decimal; remainingBalance: Decimal };
 export type Outcome = 'CAPTURED' | 'RELEASED' | 'EXPIRED';
 
 /**

@@ -116,7 +116,7 @@ export async function lockReservationPools(db: Executor, accountId: string, subs
   });
 }
 
-export type ReservationLedgerSums = {
+type ReservationLedgerSums = {
   reservation_id: string;
   credit_pool_id: string;
   status: string;

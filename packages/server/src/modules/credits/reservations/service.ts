@@ -118,7 +118,7 @@ export async function createReservation(ctx: AppContext, principal: Principal, i
   }
 }
 
-export type FlowHoldInput = {
+type FlowHoldInput = {
   accountId: string;
   customerId: string;
   subscriptionId: string;

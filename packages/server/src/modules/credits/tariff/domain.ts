@@ -6,8 +6,8 @@ import { dec, type Decimal } from '../../../platform/money.js';
  * classification and weight precedence. No I/O, no clock: callers pass `now` / `at`.
  */
 
-export const MAX_TARIFF_VALUE = 1_000_000;
-export const MAX_TARIFF_DECIMALS = 6;
+const MAX_TARIFF_VALUE = 1_000_000;
+const MAX_TARIFF_DECIMALS = 6;
 export const DEFAULT_CURRENCY = 'USD';
 
 export const SCHEDULED_ONLY_MESSAGE =
@@ -16,7 +16,7 @@ export const SCHEDULED_ONLY_MESSAGE =
 /** One rejected batch entry: `field` inside the entry, `reason` for `fields[]`, `message` as the contract words it. */
 export type EntryProblem = { index: number; field: string; reason: string; message: string };
 
-export function entryProblem(index: number, field: string, reason: string, sentence = `${field} ${reason}`): EntryProblem {
+function entryProblem(index: number, field: string, reason: string, sentence = `${field} ${reason}`): EntryProblem {
   return { index, field, reason, message: `Entry ${index}: ${sentence}` };
 }
 
@@ -43,8 +43,8 @@ export function normaliseModel(model: string | null | undefined): string | null 
 
 // Weights
 
-export type WeightEntryInput = { featureId: string; model?: string | null | undefined; creditsPerUnit: Decimal };
-export type WeightEntry = { featureId: string; model: string | null; creditsPerUnit: Decimal };
+type WeightEntryInput = { featureId: string; model?: string | null | undefined; creditsPerUnit: Decimal };
+type WeightEntry = { featureId: string; model: string | null; creditsPerUnit: Decimal };
 
 // JSON of a tuple keeps ("a|b", null) apart from ("a", "b|") whatever the model contains.
 export const weightKey = (featureId: string, model: string | null) => JSON.stringify([featureId.toLowerCase(), model]);
@@ -84,8 +84,8 @@ export function checkWeightFeatures(entries: WeightEntry[], features: Map<string
 
 // Prices
 
-export type PriceEntryInput = { denomination?: string | null | undefined; pricePerCredit: Decimal; currency?: string | null | undefined };
-export type PriceEntry = { denomination: string; pricePerCredit: Decimal; currency: string };
+type PriceEntryInput = { denomination?: string | null | undefined; pricePerCredit: Decimal; currency?: string | null | undefined };
+type PriceEntry = { denomination: string; pricePerCredit: Decimal; currency: string };
 
 /** Static checks of a price batch: denomination present, value, currency (3 letters, upper-cased, default USD), duplicates. */
 export function validatePriceEntries(inputs: PriceEntryInput[]): { entries: PriceEntry[]; problems: EntryProblem[] } {
@@ -123,7 +123,7 @@ export function checkPriceDenominations(entries: PriceEntry[], known: Set<string
  * same keys with equal values (scale-insensitive: 2 = 2.000000). Returns the stored rows in the
  * request's order (the replay answer), or null when they differ.
  */
-export function matchBatch<E, R>(entries: E[], stored: R[], keyOfEntry: (e: E) => string, keyOfRow: (r: R) => string, same: (e: E, r: R) => boolean): R[] | null {
+function matchBatch<E, R>(entries: E[], stored: R[], keyOfEntry: (e: E) => string, keyOfRow: (r: R) => string, same: (e: E, r: R) => boolean): R[] | null {
   if (entries.length !== stored.length) return null;
   const byKey = new Map(stored.map((r) => [keyOfRow(r), r]));
   const out: R[] = [];

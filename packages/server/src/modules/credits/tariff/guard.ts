@@ -50,7 +50,7 @@ export async function publishWarnings(ctx: AppContext, accountId: string, batch:
   }
 }
 
-export const TariffWarningSchema = z
+const TariffWarningSchema = z
   .object({
     code: z.literal('BELOW_COST'),
     message: z.string(),

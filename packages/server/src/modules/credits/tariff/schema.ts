@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decimalInputCheckedLater, decimalOutput } from '../../../platform/http/decimal-schema.js';
 
 /** Largest batch accepted in one publish (one transaction, one multi-row insert). */
-export const MAX_BATCH_ENTRIES = 1000;
+const MAX_BATCH_ENTRIES = 1000;
 
 const timestampInput = z.iso
   // A missing value keeps zod's default message, which the error handler reports as "is required".
