@@ -8,7 +8,8 @@ import { getAccountSettings } from '../settings/index.js';
 import { connectedProcessor } from './connection.js';
 import { METADATA } from './events.js';
 import { ensurePlanPrices } from './plan-sync.js';
-import { applyProcessorInvoice, licensedItem, linkProcessorSubscription } from './processor-subscriptions.js';
+import { applyProcessorInvoice, linkProcessorSubscription } from './processor-subscriptions.js';
+import { licensedItem } from './processor/subscriptions.js';
 import {
   isCardError,
   isInvalidRequestError,
