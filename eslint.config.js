@@ -39,7 +39,7 @@ export default tseslint.config(
   },
   {
     // Module faces and the dependency direction (packages/server/eslint/module-boundaries.js).
-    files: ['packages/server/src/**/*.ts'],
+    files: ['packages/server/src/**/*.ts', 'packages/server/bench/**/*.ts'],
     plugins: { tally },
     rules: {
       'tally/module-boundaries': [

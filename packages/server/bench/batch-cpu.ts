@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { createAccount } from '../src/modules/accounts/service.js';
+import { createAccount } from '../src/modules/accounts/index.js';
 import { createRuntime } from '../src/runtime.js';
 import { BENCH_CUSTOMERS, BENCH_ENV, openBenchDatabase, seedCredits } from './fixtures.js';
 

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { AppContext } from '../src/platform/context.js';
 import { openDatabase, type Database } from '../src/platform/db/database.js';
-import { subscribe } from '../src/modules/billing/subscriptions.js';
-import * as catalog from '../src/modules/catalog/service.js';
-import { createCustomer } from '../src/modules/customers/service.js';
+import { subscribe } from '../src/modules/billing/index.js';
+import * as catalog from '../src/modules/catalog/index.js';
+import { createCustomer } from '../src/modules/customers/index.js';
 
 export const BENCH_CUSTOMERS = 50;
 
@@ -67,8 +67,7 @@ export async function seedMonetization(ctx: AppContext, accountId: string) {
  * pool (so the benchmark measures draw-down, not refusals), with a model weight in effect.
  */
 export async function seedCredits(ctx: AppContext, accountId: string) {
-  const { createModel, allocateToPlan } = await import('../src/modules/credits/service.js');
-  const { publishWeights } = await import('../src/modules/credits/tariff/service.js');
+  const { createModel, allocateToPlan, publishWeights } = await import('../src/modules/credits/index.js');
   const feature = await catalog.createFeature(ctx, accountId, { name: 'Bench credits', key: 'bench.credits' });
   const model = await createModel(ctx, accountId, { name: 'Bench credits', denomination: 'bench-credits', hardLimit: false });
   const plan = await catalog.createPlan(ctx, accountId, { key: 'bench-credits', name: 'Bench credits', description: 'Credit benchmark plan', intervalMonths: 1 } as never);

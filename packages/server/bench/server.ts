@@ -10,8 +10,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadConfig } from '../src/config.js';
-import { createAccount } from '../src/modules/accounts/service.js';
-import { auditLedger } from '../src/modules/credits/audit.js';
+import { createAccount } from '../src/modules/accounts/index.js';
+import { auditLedger } from '../src/modules/credits/index.js';
 import { ok } from '../src/platform/http/envelope.js';
 import { accountIdOf } from '../src/platform/http/principal.js';
 import { newId } from '../src/platform/ids.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { createAccount } from '../src/modules/accounts/service.js';
+import { createAccount } from '../src/modules/accounts/index.js';
 import { ok } from '../src/platform/http/envelope.js';
 import { accountIdOf } from '../src/platform/http/principal.js';
 import { createRuntime } from '../src/runtime.js';

@@ -6,14 +6,15 @@ import { ESLint } from 'eslint';
 
 /**
  * The module-boundaries rule (packages/server/eslint/module-boundaries.js) as `npm run lint` runs it:
- * the repository's own eslint.config.js, applied to snippets placed at paths under src/.
+ * the repository's own eslint.config.js, applied to snippets placed at paths under src/ (or bench/).
  */
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const srcDir = path.join(repoRoot, 'packages/server/src');
+const benchDir = path.join(repoRoot, 'packages/server/bench');
 const eslint = new ESLint({ cwd: repoRoot });
 
-async function problems(file: string, code: string, linter = eslint) {
-  const [result] = await linter.lintText(code, { filePath: path.join(srcDir, file) });
+async function problems(file: string, code: string, linter = eslint, dir = srcDir) {
+  const [result] = await linter.lintText(code, { filePath: path.join(dir, file) });
   return result!.messages.filter((m) => m.ruleId === 'tally/module-boundaries').map((m) => m.message);
 }
 
@@ -48,6 +49,14 @@ describe('module-boundaries lint rule', () => {
     assert.equal((await problems('app.ts', "import { billingJobs } from './modules/billing/cycle.js';\nvoid billingJobs;\n")).length, 1);
     assert.equal((await problems('scripts/x.ts', "import { createAccount } from '../modules/accounts/service.js';\nvoid createAccount;\n")).length, 1);
     assert.deepEqual(await problems('runtime.ts', "import * as billing from './modules/billing/index.js';\nvoid billing;\n"), []);
+  });
+
+  test('when a bench file imports module internals, then it is refused; faces and platform are fine', async () => {
+    const found = await problems('scenarios/x.ts', "import { createAccount } from '../../src/modules/accounts/service.js';\nvoid createAccount;\n", eslint, benchDir);
+    assert.equal(found.length, 1);
+    assert.match(found[0]!, /Import module 'accounts' through its face \('\.\.\/\.\.\/src\/modules\/accounts\/index\.js'\)/);
+    const faces = "import { createAccount } from '../src/modules/accounts/index.js';\nimport { dec } from '../src/platform/money.js';\nvoid createAccount; void dec;\n";
+    assert.deepEqual(await problems('x.ts', faces, eslint, benchDir), []);
   });
 
   test('when platform imports a module, even its face, then it is refused', async () => {

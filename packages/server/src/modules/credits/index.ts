@@ -14,6 +14,7 @@ export {
   type ResolvedWeight,
 } from './draw.js';
 export { openCreditDraws, type CreditDrawer } from './draw-batch.js';
+export { auditLedger } from './audit.js';
 export { jobs, registerHooks } from './hooks.js';
 export { captureForEvent, flowHasOpenHold, lockFlowHolds, reserveForFlow } from './reservations/service.js';
 export { ReservationSchema } from './reservations/schema.js';
@@ -21,7 +22,7 @@ export type { Reservation } from './reservations/views.js';
 export { getCustomerPool, grantPurchasedCredits } from './purchases.js';
 export { listPools } from './repo.js';
 export { creditAdminRoutes, creditClientRoutes } from './routes.js';
-export { currentPrices, effectiveWeightTable, findPriceAt, listAllPricesInEffect, resolveWeightCached, tariffAt, type TariffSnapshot } from './tariff/service.js';
+export { currentPrices, effectiveWeightTable, findPriceAt, listAllPricesInEffect, publishWeights, resolveWeightCached, tariffAt, type TariffSnapshot } from './tariff/service.js';
 export { tariffPublishWarnings, type PublishedBatch, type TariffWarning } from './tariff/guard.js';
 export { getPool as getCustomerCreditPool, listGrants as listCustomerCreditGrants, listPools as listCustomerCreditPools, listTransactions as listCustomerCreditTransactions } from './client.js';
 export {
