@@ -3,6 +3,7 @@ import { notFound } from '../../../platform/errors/app-error.js';
 import type { ConnectionRow } from './repo.js';
 import { guardedDispatcher, outboundPolicyOf } from '../outbound-guard.js';
 import { vendorClient, type VendorClient, type VendorClientOptions } from '../vendors/index.js';
+import { baseUrlOf, PROVIDERS } from '../providers.js';
 
 /** Where a connection's admin key is sealed: bound to its account, row and field. */
 export const sealContext = (accountId: string, id: string) => `spend_connections:${accountId}:${id}:admin_key`;
@@ -19,21 +20,18 @@ export function clientFor(ctx: AppContext, row: ConnectionRow): VendorClient {
 export function vendorOptionsFor(ctx: AppContext, row: ConnectionRow, limits?: { timeoutMs: number; maxRetries: number }): VendorClientOptions {
   if (!row.admin_key_sealed) throw notFound(`Connection ${row.id} not found`);
   const spend = ctx.config.spend;
-  const baseUrl = { ANTHROPIC: spend.anthropicBaseUrl, OPENAI: spend.openaiBaseUrl, CURSOR: spend.cursorBaseUrl, COPILOT: spend.githubBaseUrl, LITELLM: row.scope ?? '' }[row.provider];
   return {
-    baseUrl,
+    baseUrl: baseUrlOf(spend, row.provider, row.scope),
     adminKey: ctx.secrets.open(row.admin_key_sealed, sealContext(row.account_id, row.id)),
     scope: row.scope,
     timeoutMs: limits?.timeoutMs ?? spend.vendorTimeoutMs,
     maxRetries: limits?.maxRetries ?? spend.vendorMaxRetries,
-    onAnswer: (status) => ctx.metrics.outboundCall(METRIC_VENDOR[row.provider], status),
+    onAnswer: (status) => ctx.metrics.outboundCall(PROVIDERS[row.provider].metricName, status),
     // The vendor origins are the operator's configuration; LiteLLM's is the tenant's URL, checked
     // again on every connection (DNS rebinding).
     ...(row.provider === 'LITELLM' ? { dispatcher: guardDispatcherOf(ctx) } : {}),
   };
 }
-
-const METRIC_VENDOR = { ANTHROPIC: 'anthropic', OPENAI: 'openai', CURSOR: 'cursor', COPILOT: 'copilot', LITELLM: 'litellm' } as const;
 
 const dispatchers = new WeakMap<AppContext, ReturnType<typeof guardedDispatcher>>();
 function guardDispatcherOf(ctx: AppContext) {

@@ -3,7 +3,6 @@ import type { SpendProvider } from '../../../platform/db/tables.js';
 
 /** Connection rules (contract §7.2), pure. */
 
-export const SPEND_PROVIDERS = ['ANTHROPIC', 'OPENAI', 'CURSOR', 'COPILOT', 'LITELLM'] as const satisfies readonly SpendProvider[];
 export const MAX_LABEL_LENGTH = 100;
 export const MAX_SCOPE_LENGTH = 200;
 export const MAX_ADMIN_KEY_LENGTH = 4096;

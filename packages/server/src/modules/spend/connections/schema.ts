@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MAX_ADMIN_KEY_LENGTH, MAX_LABEL_LENGTH, MAX_SCOPE_LENGTH, SPEND_PROVIDERS } from './domain.js';
+import { MAX_ADMIN_KEY_LENGTH, MAX_LABEL_LENGTH, MAX_SCOPE_LENGTH } from './domain.js';
+import { SPEND_PROVIDERS } from '../providers.js';
 import { MAX_SYNC_DAYS } from '../sync/domain.js';
 
 export const ConnectionIdParams = z.object({ id: z.uuid() });

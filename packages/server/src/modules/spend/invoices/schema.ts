@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { CURRENCY_CODES } from '../../../platform/currency.js';
-import type { SpendProvider } from '../../../platform/db/tables.js';
 import { decimalOutput } from '../../../platform/http/decimal-schema.js';
 import { INVOICE_LINE_KINDS, MAX_INVOICE_ROWS } from './csv.js';
-
-const PROVIDERS = ['ANTHROPIC', 'OPENAI', 'CURSOR', 'COPILOT', 'LITELLM'] as const satisfies readonly SpendProvider[];
+import { SPEND_PROVIDERS } from '../providers.js';
 
 /** Largest CSV file accepted (1 MiB): a vendor invoice is a few KiB, a usage-level export far below this. */
 export const MAX_INVOICE_FILE_BYTES = 1024 * 1024;
@@ -19,7 +17,7 @@ export const InvoiceIdParams = z.object({ id: z.uuid({ error: 'must be a UUID' }
  */
 export const InvoiceFormSchema = z
   .object({
-    provider: z.enum(PROVIDERS),
+    provider: z.enum(SPEND_PROVIDERS),
     periodStart: date('First day the invoice covers (inclusive)'),
     periodEnd: date('Last day the invoice covers (inclusive); not before periodStart'),
     // Trimmed and upper-cased first, as account settings read currencies ("usd" → "USD").
@@ -56,7 +54,7 @@ export const InvoiceLineSchema = z.object({
 export const SpendInvoiceSchema = z
   .object({
     id: z.uuid(),
-    provider: z.enum(PROVIDERS),
+    provider: z.enum(SPEND_PROVIDERS),
     periodStart: z.iso.date(),
     periodEnd: z.iso.date(),
     currency: z.string(),

@@ -7,6 +7,7 @@ import { accountIdOf } from '../../../platform/http/principal.js';
 import { queryBoolean } from '../../../platform/http/query-schema.js';
 import { DEFAULT_TOKEN_MIX } from './domain.js';
 import { marginReport } from './service.js';
+import { SPEND_PROVIDERS } from '../providers.js';
 
 const MAX_MODELS = 50;
 const MAX_MODEL_LENGTH = 128;
@@ -56,7 +57,7 @@ const MarginSchema = z
         denomination: z.string(),
         currency: z.literal('USD'),
         pricePerCredit: decimalOutput,
-        priceProvider: z.enum(['ANTHROPIC', 'OPENAI', 'CURSOR', 'COPILOT', 'LITELLM']),
+        priceProvider: z.enum(SPEND_PROVIDERS),
         priceModel: z.string().describe('The price-book model the name resolved to'),
         revenueCentsPerUnit: decimalOutput.describe('creditsPerUnit × pricePerCredit × 100'),
         costCentsPerUnit: decimalOutput.describe('Σ tokensPerUnit × the rate per million × 0.0001; cache reads at the input rate when the book has no cache rate'),

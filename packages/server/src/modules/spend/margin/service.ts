@@ -5,6 +5,7 @@ import { computeMargins, DEFAULT_TOKEN_MIX, type BookRate, type MarginReport, ty
 import { currentPrices } from '../prices/service.js';
 import { normaliseModelName, resolveModelName } from '../prices/seed.js';
 import { dayOf } from '../reports/window.js';
+import { SPEND_PROVIDERS } from '../providers.js';
 
 /**
  * The negative-margin guard (ADR 0015): the margin report, and the warnings the credits tariff's
@@ -14,8 +15,10 @@ import { dayOf } from '../reports/window.js';
 export type MarginQuery = { at: Date; mix: TokenMix; extraModels: string[]; featureId?: string | undefined; belowCostOnly: boolean };
 
 // An unmatched name is priced only by an operator row keyed as itself; operators file such rows under
-// any provider, so the book is searched in this order.
-const PROVIDER_ORDER: SpendProvider[] = ['ANTHROPIC', 'OPENAI', 'LITELLM', 'CURSOR', 'COPILOT'];
+// any provider, so the book is searched in this order (the token vendors first, then the rest of the
+// registry in its order, a new vendor included).
+const SEARCHED_FIRST: SpendProvider[] = ['ANTHROPIC', 'OPENAI', 'LITELLM'];
+const PROVIDER_ORDER: SpendProvider[] = [...SEARCHED_FIRST, ...SPEND_PROVIDERS.filter((p) => !SEARCHED_FIRST.includes(p))];
 
 /** Model name → the price-book row in force on `at`'s day, the way the reports resolve a reseller's name. */
 async function bookAt(ctx: AppContext, accountId: string, at: Date): Promise<(model: string) => BookRate | null> {

@@ -7,9 +7,10 @@ import { accountIdOf, adminOf } from '../../../platform/http/principal.js';
 import { RATE_SCALE } from './seed.js';
 import { addPrice, deletePrice, listPrices, type PriceRow } from './service.js';
 import { dayInput } from '../reports/window.js';
+import { SPEND_PROVIDERS } from '../providers.js';
 
 const tags = { tags: ['Spend — Prices'] };
-const providerSchema = z.enum(['ANTHROPIC', 'OPENAI', 'CURSOR', 'COPILOT', 'LITELLM']);
+const providerSchema = z.enum(SPEND_PROVIDERS);
 /** USD per million tokens: a ceiling far above any list price, and the column's 10 places. */
 const rate = (description: string) => decimalInput({ min: 0, max: 1_000_000, maxScale: RATE_SCALE, description: `${description}, USD per million tokens.` });
 const rateOut = decimalOutput.nullable();

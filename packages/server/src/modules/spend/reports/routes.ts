@@ -6,9 +6,10 @@ import { envelopeSchema, ok } from '../../../platform/http/envelope.js';
 import { accountIdOf } from '../../../platform/http/principal.js';
 import { modelsReport, reconcileReport, usageReport } from './usage.js';
 import { dayInput, dayOf, reconcileWindow, usageWindow } from './window.js';
+import { SPEND_PROVIDERS } from '../providers.js';
 
 const tags = { tags: ['Spend — Reports'] };
-const provider = z.enum(['ANTHROPIC', 'OPENAI', 'CURSOR', 'COPILOT', 'LITELLM']);
+const provider = z.enum(SPEND_PROVIDERS);
 const num = decimalOutput;
 const numOrNull = decimalOutput.nullable();
 const WindowQuery = z.object({ from: dayInput.optional(), to: dayInput.optional() });

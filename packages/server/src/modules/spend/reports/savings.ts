@@ -8,6 +8,7 @@ import { dec } from '../../../platform/money.js';
 import { inReportTransaction, pricedGroups, withResolvedNames } from './usage.js';
 import { cacheShareOf } from './rounding.js';
 import type { DayWindow } from './window.js';
+import { SPEND_PROVIDERS } from '../providers.js';
 
 /**
  * The savings report (contract §7.9): what prompt caching saved on the input side, per model.
@@ -101,7 +102,7 @@ function toRow(provider: SpendProvider | null, model: string | null, s: SavingsS
   };
 }
 
-const provider = z.enum(['ANTHROPIC', 'OPENAI', 'CURSOR', 'COPILOT', 'LITELLM']);
+const provider = z.enum(SPEND_PROVIDERS);
 
 const SavingsRowSchema = z
   .object({

@@ -5,9 +5,9 @@ import { emptyEnvelopeSchema, envelopeSchema, ok, okEmpty } from '../../../platf
 import { accountIdOf } from '../../../platform/http/principal.js';
 import { DEFAULT_RULE_PRIORITY, MAX_GITHUB_LOGIN, MAX_MATCH_VALUE, MAX_UNIT_EMAIL, MAX_UNIT_NAME } from './domain.js';
 import * as units from './service.js';
+import { SPEND_PROVIDERS } from '../providers.js';
 
 const tags = ['Spend units and rules'];
-const PROVIDERS = ['ANTHROPIC', 'OPENAI', 'CURSOR', 'COPILOT', 'LITELLM'] as const;
 const IdParams = z.object({ id: z.uuid() });
 
 // Lengths are checked after trimming in units/domain.ts (with their messages); the schema states them.
@@ -35,7 +35,7 @@ const UnitSchema = z
 
 const RuleRequestSchema = z.object({
   spendUnitId: z.uuid(),
-  provider: z.enum(PROVIDERS),
+  provider: z.enum(SPEND_PROVIDERS),
   matchKind: z.enum(['WORKSPACE_ID', 'API_KEY_ID', 'ACTOR']).describe('WORKSPACE_ID: workspace, project or LiteLLM team id; API_KEY_ID; ACTOR: e-mail, user id or LiteLLM user'),
   matchValue: z.string().max(4 * MAX_MATCH_VALUE).meta({ maxLength: MAX_MATCH_VALUE, description: 'Trimmed; compared exactly when matching' }),
   priority: z.number().int().min(-2147483648).max(2147483647).nullish().describe(`Lowest number wins; default ${DEFAULT_RULE_PRIORITY}`),
@@ -45,7 +45,7 @@ const RuleSchema = z
   .object({
     id: z.uuid(),
     spendUnitId: z.uuid(),
-    provider: z.enum(PROVIDERS),
+    provider: z.enum(SPEND_PROVIDERS),
     matchKind: z.enum(['WORKSPACE_ID', 'API_KEY_ID', 'ACTOR']),
     matchValue: z.string(),
     priority: z.number().int(),

@@ -5,6 +5,7 @@ import { createCursorClient } from './cursor.js';
 import { createLiteLlmClient } from './litellm.js';
 import { createOpenAiClient } from './openai.js';
 import type { VendorClient, VendorClientOptions } from './types.js';
+import { PROVIDERS } from '../providers.js';
 
 export * from './types.js';
 
@@ -24,7 +25,7 @@ export function vendorClient(provider: SpendProvider, options: VendorClientOptio
   }
 }
 
-/** Largest sync chunk per provider in days (contract §7.2: 31; Cursor 30). */
+/** Largest sync chunk per provider in days (contract §7.2: 31; Cursor 30; the registry's `chunkDays`). */
 export function chunkDaysOf(provider: SpendProvider): number {
-  return provider === 'CURSOR' ? 30 : 31;
+  return PROVIDERS[provider].chunkDays;
 }

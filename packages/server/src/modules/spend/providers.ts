@@ -1,0 +1,35 @@
+import type { Config } from '../../config.js';
+import type { SpendProvider } from '../../platform/db/tables.js';
+
+/** What the module needs to know of a vendor besides its client (vendors/<vendor>.ts). */
+type ProviderEntry = {
+  /** The `vendor` label of the outbound-call metric. */
+  metricName: string;
+  /** Largest sync chunk in days (contract §7.2: 31; Cursor 30). */
+  chunkDays: number;
+  /** The operator's configured origin (`config.spend`), or null when the connection's scope is the origin (LiteLLM's proxy URL). */
+  baseUrlKey: 'anthropicBaseUrl' | 'openaiBaseUrl' | 'cursorBaseUrl' | 'githubBaseUrl' | null;
+};
+
+/**
+ * The one registry of spend vendors. Every provider enum, list and per-vendor table of the module is
+ * derived from it, so a request schema cannot silently refuse a vendor the rest accepts. A new vendor
+ * is an entry here, its client in vendors/ (`vendorClient`), a fake, a migration widening the
+ * provider check, and a test.
+ */
+export const PROVIDERS = {
+  ANTHROPIC: { metricName: 'anthropic', chunkDays: 31, baseUrlKey: 'anthropicBaseUrl' },
+  OPENAI: { metricName: 'openai', chunkDays: 31, baseUrlKey: 'openaiBaseUrl' },
+  CURSOR: { metricName: 'cursor', chunkDays: 30, baseUrlKey: 'cursorBaseUrl' },
+  COPILOT: { metricName: 'copilot', chunkDays: 31, baseUrlKey: 'githubBaseUrl' },
+  LITELLM: { metricName: 'litellm', chunkDays: 31, baseUrlKey: null },
+} as const satisfies Record<SpendProvider, ProviderEntry>;
+
+/** Every provider, in the registry's order (the order of the API's provider enums). */
+export const SPEND_PROVIDERS = Object.keys(PROVIDERS) as [SpendProvider, ...SpendProvider[]];
+
+/** A connection's origin: the operator's configured one, else (LiteLLM) the connection's scope. */
+export function baseUrlOf(spend: Config['spend'], provider: SpendProvider, scope: string | null): string {
+  const key = PROVIDERS[provider].baseUrlKey;
+  return key === null ? (scope ?? '') : spend[key];
+}
