@@ -7,6 +7,8 @@ type ProviderEntry = {
   metricName: string;
   /** Largest sync chunk in days (contract §7.2: 31; Cursor 30). */
   chunkDays: number;
+  /** What the connection's scope means, for vendors that need one (named in the "needs a scope" message); null: no scope, stored null. */
+  scopeMeaning: string | null;
   /** The operator's configured origin (`config.spend`), or null when the connection's scope is the origin (LiteLLM's proxy URL). */
   baseUrlKey: 'anthropicBaseUrl' | 'openaiBaseUrl' | 'cursorBaseUrl' | 'githubBaseUrl' | null;
 };
@@ -18,11 +20,11 @@ type ProviderEntry = {
  * provider check, and a test.
  */
 export const PROVIDERS = {
-  ANTHROPIC: { metricName: 'anthropic', chunkDays: 31, baseUrlKey: 'anthropicBaseUrl' },
-  OPENAI: { metricName: 'openai', chunkDays: 31, baseUrlKey: 'openaiBaseUrl' },
-  CURSOR: { metricName: 'cursor', chunkDays: 30, baseUrlKey: 'cursorBaseUrl' },
-  COPILOT: { metricName: 'copilot', chunkDays: 31, baseUrlKey: 'githubBaseUrl' },
-  LITELLM: { metricName: 'litellm', chunkDays: 31, baseUrlKey: null },
+  ANTHROPIC: { metricName: 'anthropic', chunkDays: 31, scopeMeaning: null, baseUrlKey: 'anthropicBaseUrl' },
+  OPENAI: { metricName: 'openai', chunkDays: 31, scopeMeaning: null, baseUrlKey: 'openaiBaseUrl' },
+  CURSOR: { metricName: 'cursor', chunkDays: 30, scopeMeaning: null, baseUrlKey: 'cursorBaseUrl' },
+  COPILOT: { metricName: 'copilot', chunkDays: 31, scopeMeaning: 'the GitHub organisation', baseUrlKey: 'githubBaseUrl' },
+  LITELLM: { metricName: 'litellm', chunkDays: 31, scopeMeaning: 'the proxy base URL, e.g. https://litellm.example.com', baseUrlKey: null },
 } as const satisfies Record<SpendProvider, ProviderEntry>;
 
 /** Every provider, in the registry's order (the order of the API's provider enums). */

@@ -1,17 +1,12 @@
 import { invalid } from '../../../platform/errors/app-error.js';
 import type { SpendProvider } from '../../../platform/db/tables.js';
+import { PROVIDERS } from '../providers.js';
 
 /** Connection rules (contract §7.2), pure. */
 
 export const MAX_LABEL_LENGTH = 100;
 export const MAX_SCOPE_LENGTH = 200;
 export const MAX_ADMIN_KEY_LENGTH = 4096;
-
-/** What the scope means for providers that need one (named in the "needs a scope" message). */
-const SCOPE_MEANING: Partial<Record<SpendProvider, string>> = {
-  COPILOT: 'the GitHub organisation',
-  LITELLM: 'the proxy base URL, e.g. https://litellm.example.com',
-};
 
 export type CreateConnectionInput = { provider: SpendProvider; label: string; adminKey: string; scope?: string | null | undefined };
 export type NewConnection = { provider: SpendProvider; label: string; adminKey: string; scope: string | null };
@@ -30,7 +25,7 @@ export function newConnectionOf(input: CreateConnectionInput): NewConnection {
 }
 
 function scopeOf(provider: SpendProvider, raw: string | null | undefined): string | null {
-  const meaning = SCOPE_MEANING[provider];
+  const meaning = PROVIDERS[provider].scopeMeaning;
   if (!meaning) return null;
   const scope = (raw ?? '').trim();
   if (scope === '') throw invalid(`${provider} needs a scope (${meaning})`);
