@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../src/platform/context.js';
 import { newId } from '../src/platform/ids.js';
-// eslint-disable-next-line tally/module-boundaries -- spend's face does not export it yet (spend/ is being reorganised, issue 30 item 2)
-import { buildSeedRows } from '../src/modules/spend/prices/seed.js';
+import { buildSeedRows } from '../src/modules/spend/index.js';
 
 /** The usage-report benchmark's data: 30 days × 200 models × 167 actors = 1,002,000 usage buckets. */
 export const SPEND_DAYS = 30;

@@ -6,8 +6,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-// eslint-disable-next-line tally/module-boundaries -- spend's face does not export it yet (spend/ is being reorganised, issue 30 item 2)
-import { createConnection } from '../src/modules/spend/connections/service.js';
+import { createConnection } from '../src/modules/spend/index.js';
 import type { AppContext } from '../src/platform/context.js';
 
 export const SYNC_ROWS = 100_000;

@@ -9,8 +9,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../src/platform/context.js';
 import { createAccount } from '../../src/modules/accounts/index.js';
-// eslint-disable-next-line tally/module-boundaries -- spend's face does not export it yet (spend/ is being reorganised, issue 30 item 2)
-import { buildSeedRows } from '../../src/modules/spend/prices/seed.js';
+import { buildSeedRows } from '../../src/modules/spend/index.js';
 import { newId } from '../../src/platform/ids.js';
 import type { Suite } from '../harness.js';
 
