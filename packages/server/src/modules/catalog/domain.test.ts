@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { activationProblems, checkActivation, checkPlanTransition } from './domain.js';
+import { activationProblems, checkPlanTransition, type ActivationProblem } from './domain.js';
+
+/** The contract's 400 message: the first unmet precondition's, or null when the plan may activate. */
+const firstMessage = (problems: ActivationProblem[]) => problems[0]?.message ?? null;
 import type { PlanRow } from './repo.js';
 
 const plan = (overrides: Partial<PlanRow> = {}): PlanRow =>
@@ -33,14 +36,14 @@ test('when a plan status changes then DRAFT → ACTIVE ⇄ ARCHIVED is allowed a
 });
 
 test('when activating then the preconditions fail in the contract order: name, description, interval, price, features', () => {
-  assert.equal(checkActivation(plan(), 1), null);
+  assert.equal(firstMessage(activationProblems(plan(), 1)), null);
   const bare = plan({ name: ' ', description: null, interval_months: null, price_amount: null });
-  assert.equal(checkActivation(bare, 0), 'Plan must have a name before activation');
-  assert.equal(checkActivation({ ...bare, name: 'x' }, 0), 'Plan must have a description before activation');
-  assert.equal(checkActivation({ ...bare, name: 'x', description: 'd' }, 0), 'Plan must have a positive intervalMonths before activation');
-  assert.equal(checkActivation({ ...bare, name: 'x', description: 'd', interval_months: 1 }, 0), 'Plan must have a priceAmount before activation');
-  assert.equal(checkActivation(plan({ price_amount: '0' }), 0), 'Plan must have at least one linked feature before activation');
-  assert.equal(checkActivation(plan({ price_amount: '0' }), 1), null, 'a free plan may activate');
+  assert.equal(firstMessage(activationProblems(bare, 0)), 'Plan must have a name before activation');
+  assert.equal(firstMessage(activationProblems({ ...bare, name: 'x' }, 0)), 'Plan must have a description before activation');
+  assert.equal(firstMessage(activationProblems({ ...bare, name: 'x', description: 'd' }, 0)), 'Plan must have a positive intervalMonths before activation');
+  assert.equal(firstMessage(activationProblems({ ...bare, name: 'x', description: 'd', interval_months: 1 }, 0)), 'Plan must have a priceAmount before activation');
+  assert.equal(firstMessage(activationProblems(plan({ price_amount: '0' }), 0)), 'Plan must have at least one linked feature before activation');
+  assert.equal(firstMessage(activationProblems(plan({ price_amount: '0' }), 1)), null, 'a free plan may activate');
 });
 
 test('when a bare plan is activated then every unmet precondition is listed, in the contract order', () => {

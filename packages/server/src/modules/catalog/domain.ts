@@ -39,11 +39,6 @@ export function activationProblems(plan: PlanRow, linkedFeatures: number): Activ
   return problems;
 }
 
-/** The contract's 400 message for the first unmet precondition, or null when the plan may activate. */
-export function checkActivation(plan: PlanRow, linkedFeatures: number): string | null {
-  return activationProblems(plan, linkedFeatures)[0]?.message ?? null;
-}
-
 /** Fields an ACTIVE plan keeps fixed: subscribers were billed on them. */
 export const ACTIVE_PLAN_IMMUTABLE = [
   ['key', 'key'],

@@ -78,7 +78,7 @@ function summarizeCredit(denomination: string, links: QuotedPool[]): CreditSumma
   const sum = (values: Decimal[]) => values.reduce((total, v) => total.plus(v), dec(0));
   return {
     denomination,
-    balance: sum(sourcesOf(counted, (_id, balance) => balance).map(capacityOf)),
+    balance: sum(sourcesOf(links, (_id, balance) => balance).map(capacityOf)),
     totalGranted: sum(counted.map((l) => dec(l.total_granted))),
     totalConsumed: sum(counted.map((l) => dec(l.total_consumed))),
     hardLimit: counted.some((l) => l.hard_limit),
