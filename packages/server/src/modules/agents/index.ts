@@ -2,6 +2,5 @@
  * Face of the agents module (the agent surface: customer-scoped key management, the public pricing
  * document, one-call agent signup). Nothing imports it but app.ts.
  */
-export { customerKeyRoutes } from './keys-routes.js';
-export { customerKeyAdminRoutes } from './keys-admin-routes.js';
+export { customerKeyAdminRoutes, customerKeyRoutes } from './keys-routes.js';
 export { agentPublicRoutes } from './public-routes.js';

@@ -3,26 +3,58 @@ import type { AppContext } from '../../platform/context.js';
 import { emptyEnvelopeSchema, envelopeSchema, ok, okEmpty } from '../../platform/http/envelope.js';
 import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf } from '../../platform/http/principal.js';
-import { RefParams } from '../customers/index.js';
-import { CustomerKeySchema, IssuedCustomerKeySchema, KeyCreateSchema, KeyParams } from './keys-schema.js';
+import { RefParamsSchema } from '../customers/index.js';
+import { CustomerKeySchema, IssuedCustomerKeySchema, KeyCreateSchema, KeyParamsSchema, OperatorCustomerKeySchema } from './keys-schema.js';
 import * as service from './keys-service.js';
 
-const tags = ['Customer keys'];
-const base = '/api/v1/client/customers/:ref/keys';
-
 /**
- * Client API, tenant key only (no `config.customerKey`: a customer key gets 403 Access denied):
- * issue, list, rotate and revoke a customer's scoped keys (contract §2.4).
+ * One customer's keys as one surface declares them: the Client API (tenant key) and the Admin API
+ * (the console's JWT) run the same use cases (keys-service.ts over the accounts face) under their
+ * own paths, tags and operation ids; the admin list adds each key's revocation time and last use.
  */
-export function customerKeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+type KeySurface = {
+  tags: string[];
+  base: string;
+  /** Appended to every operationId (the admin twin of `createCustomerKey` is `createCustomerKeyAdmin`). */
+  suffix: string;
+  /** The list shows the operator's view (revocation, last use) rather than the Client API's key object. */
+  operatorView: boolean;
+  listSummary: string;
+  createDescription: string;
+  rotateDescription: string;
+};
+
+const clientSurface: KeySurface = {
+  tags: ['Customer keys'],
+  base: '/api/v1/client/customers/:ref/keys',
+  suffix: '',
+  operatorView: false,
+  listSummary: "A customer's keys, oldest first: hints only, revoked and expired ones with active false",
+  createDescription: 'The body is optional. The key is pinned to the customer and takes the environment of the tenant key (ck_test_ or ck_live_); it expires 1825 days after issue.',
+  rotateDescription: 'Other keys of the customer are untouched. A revoked key cannot be rotated (409); an expired one can. A key of another customer or account is 404.',
+};
+
+const adminSurface: KeySurface = {
+  tags: ['Customer keys (admin)'],
+  base: '/api/v1/tanso/customers/:ref/keys',
+  suffix: 'Admin',
+  operatorView: true,
+  listSummary: "A customer's keys, oldest first: hints, scopes, created, last used, revoked",
+  createDescription: 'As createCustomerKey: scopes read and/or purchase (default read), the tenant key’s environment, 1825 days.',
+  rotateDescription: 'A revoked key cannot be rotated (409); an expired one can. A key of another customer or account is 404.',
+};
+
+function keyRoutes(ctx: AppContext, surface: KeySurface): FastifyPluginAsyncZod {
+  const { tags, base, suffix } = surface;
+  const listPage = surface.operatorView ? service.listOperatorKeyPage : service.listCustomerKeyPage;
   return async (app) => {
     app.post(base, {
       schema: {
         tags,
-        operationId: 'createCustomerKey',
+        operationId: `createCustomerKey${suffix}`,
         summary: 'Issue a customer-scoped key (the plaintext is in this answer only)',
-        description: 'The body is optional. The key is pinned to the customer and takes the environment of the tenant key (ck_test_ or ck_live_); it expires 1825 days after issue.',
-        params: RefParams,
+        description: surface.createDescription,
+        params: RefParamsSchema,
         body: KeyCreateSchema,
         response: { 201: envelopeSchema(IssuedCustomerKeySchema) },
       },
@@ -32,22 +64,21 @@ export function customerKeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(base, {
       schema: {
         tags,
-        operationId: 'listCustomerKeys',
-        summary: "A customer's keys, oldest first: hints only, revoked and expired ones with active false",
-        params: RefParams,
+        operationId: `listCustomerKeys${suffix}`,
+        summary: surface.listSummary,
+        params: RefParamsSchema,
         querystring: pageQuerySchema,
-        response: { 200: envelopeSchema(pageSchema(CustomerKeySchema)) },
+        response: { 200: envelopeSchema(pageSchema(surface.operatorView ? OperatorCustomerKeySchema : CustomerKeySchema)) },
       },
-    }, async (request) =>
-      ok(await service.listCustomerKeyPage(ctx, { accountId: accountIdOf(request), ref: request.params.ref }, request.query)));
+    }, async (request) => ok(await listPage(ctx, { accountId: accountIdOf(request), ref: request.params.ref }, request.query)));
 
     app.post(`${base}/:keyId/rotate`, {
       schema: {
         tags,
-        operationId: 'rotateCustomerKey',
+        operationId: `rotateCustomerKey${suffix}`,
         summary: 'Replace a key: it stops working at once and a new one with the same scopes is issued',
-        description: "Other keys of the customer are untouched. A revoked key cannot be rotated (409); an expired one can. A key of another customer or account is 404.",
-        params: KeyParams,
+        description: surface.rotateDescription,
+        params: KeyParamsSchema,
         response: { 200: envelopeSchema(IssuedCustomerKeySchema) },
       },
     }, async (request) =>
@@ -56,9 +87,9 @@ export function customerKeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.delete(`${base}/:keyId`, {
       schema: {
         tags,
-        operationId: 'revokeCustomerKey',
+        operationId: `revokeCustomerKey${suffix}`,
         summary: 'Revoke a key (it answers 401 from now on); revoking it again is 200',
-        params: KeyParams,
+        params: KeyParamsSchema,
         response: { 200: emptyEnvelopeSchema },
       },
     }, async (request) => {
@@ -67,3 +98,15 @@ export function customerKeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
   };
 }
+
+/**
+ * Client API, tenant key only (no `config.customerKey`: a customer key gets 403 Access denied):
+ * issue, list, rotate and revoke a customer's scoped keys (contract §2.4).
+ */
+export const customerKeyRoutes = (ctx: AppContext): FastifyPluginAsyncZod => keyRoutes(ctx, clientSurface);
+
+/**
+ * Admin API (JWT): the console's customer keys, the same use cases as the Client API's
+ * `/api/v1/client/customers/{ref}/keys`; the list adds each key's revocation time and last use.
+ */
+export const customerKeyAdminRoutes = (ctx: AppContext): FastifyPluginAsyncZod => keyRoutes(ctx, adminSurface);

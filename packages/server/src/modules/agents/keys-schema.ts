@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RefParams } from '../customers/index.js';
+import { RefParamsSchema } from '../customers/index.js';
 import { CUSTOMER_SCOPES } from './keys-domain.js';
 
 export const KeyCreateSchema = z
@@ -12,7 +12,7 @@ export const KeyCreateSchema = z
   })
   .nullish();
 
-export const KeyParams = RefParams.extend({ keyId: z.uuid() });
+export const KeyParamsSchema = RefParamsSchema.extend({ keyId: z.uuid() });
 
 const keyFields = {
   id: z.uuid(),

@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { envelopeSchema, errorEnvelopeSchema, ok } from '../../platform/http/envelope.js';
 import { getPricingDocument, matchesETag } from './pricing.js';
-import { PRICING_CACHE_CONTROL, PricingDocumentSchema, SIGNUP_BODY_LIMIT_BYTES, SignupRequestSchema, SignupResultSchema, SlugParams } from './public-schema.js';
+import { PRICING_CACHE_CONTROL, PricingDocumentSchema, SIGNUP_BODY_LIMIT_BYTES, SignupRequestSchema, SignupResultSchema, SlugParamsSchema } from './public-schema.js';
 import { signUpAgent } from './signup.js';
 
 const tags = ['Agents'];
@@ -23,7 +23,7 @@ export function agentPublicRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             'No authentication and no envelope. Cached for 60 s (`Cache-Control: public, max-age=60`) with a strong `ETag`; ' +
             '`If-None-Match` with that tag answers 304 without a body. An unknown slug, a closed catalog and a catalog ' +
             'without an ACTIVE plan all answer the same 404 `not_found` "No catalog at this address".',
-          params: SlugParams,
+          params: SlugParamsSchema,
           response: { 200: PricingDocumentSchema, 304: z.null().describe('Not modified: the If-None-Match tag is current') },
         },
       },
@@ -49,7 +49,7 @@ export function agentPublicRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             'customer key with scopes read and purchase (shown once). An unknown slug, signup switched off or no usable ' +
             'default plan answer the same 404 `not_found` "No signup at this address". At or above the account\'s hourly ' +
             'cap (rolling hour) the answer is 429 `rate_limited` with `Retry-After` in seconds. Bodies over 4 KiB: 413.',
-          params: SlugParams,
+          params: SlugParamsSchema,
           body: SignupRequestSchema,
           response: { 201: envelopeSchema(SignupResultSchema), 429: errorEnvelopeSchema },
         },

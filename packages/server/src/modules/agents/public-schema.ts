@@ -7,7 +7,7 @@ export const SIGNUP_BODY_LIMIT_BYTES = 4 * 1024;
 
 export const PRICING_CACHE_CONTROL = 'public, max-age=60';
 
-export const SlugParams = z.object({ slug: z.string().min(1).max(255).describe('The catalog slug set in the account settings') });
+export const SlugParamsSchema = z.object({ slug: z.string().min(1).max(255).describe('The catalog slug set in the account settings') });
 
 const PricingPlanSchema = z.object({
   id: z.string().describe('The plan key'),

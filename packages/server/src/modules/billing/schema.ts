@@ -70,8 +70,8 @@ export const PlanChangeRequestSchema = z.object({
   changeType: z.enum(['UPGRADE', 'DOWNGRADE']),
 });
 
-export const SubscriptionIdParams = z.object({ subscriptionId: z.uuid() });
-export const InvoiceIdParams = z.object({ invoiceId: z.uuid() });
+export const SubscriptionIdParamsSchema = z.object({ subscriptionId: z.uuid() });
+export const InvoiceIdParamsSchema = z.object({ invoiceId: z.uuid() });
 
 export type SubscribeRequest = z.output<typeof SubscribeRequestSchema>;
 

@@ -10,11 +10,11 @@ import {
   FeatureCreateSchema,
   FeatureSchema,
   FeatureUpdateSchema,
-  IdParams,
+  IdParamsSchema,
   PlanCreateSchema,
   PlanSchema,
   PlanUpdateSchema,
-  RuleParams,
+  RuleParamsSchema,
   RuleRequestSchema,
   RuleSchema,
 } from './schema.js';
@@ -30,11 +30,11 @@ export function catalogAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => reply.code(201).send(ok(await service.createFeature(ctx, accountIdOf(request), request.body))));
     app.get(`${base}/features`, { schema: { ...admin, operationId: 'listFeatures', summary: 'List features', response: { 200: envelopeSchema(z.array(FeatureSchema)) } } },
       async (request) => ok((await catalog.listAllFeatures(ctx, accountIdOf(request))).map(service.toFeature)));
-    app.get(`${base}/features/:id`, { schema: { ...admin, operationId: 'getFeature', summary: 'Get a feature', params: IdParams, response: { 200: envelopeSchema(FeatureSchema) } } },
+    app.get(`${base}/features/:id`, { schema: { ...admin, operationId: 'getFeature', summary: 'Get a feature', params: IdParamsSchema, response: { 200: envelopeSchema(FeatureSchema) } } },
       async (request) => ok(service.toFeature(await service.getFeature(ctx, accountIdOf(request), request.params.id))));
-    app.patch(`${base}/features/:id`, { schema: { ...admin, operationId: 'updateFeature', summary: 'Update a feature (only the fields sent)', params: IdParams, body: FeatureUpdateSchema, response: { 200: envelopeSchema(FeatureSchema) } } },
+    app.patch(`${base}/features/:id`, { schema: { ...admin, operationId: 'updateFeature', summary: 'Update a feature (only the fields sent)', params: IdParamsSchema, body: FeatureUpdateSchema, response: { 200: envelopeSchema(FeatureSchema) } } },
       async (request) => ok(await service.updateFeature(ctx, accountIdOf(request), request.params.id, request.body)));
-    app.delete(`${base}/features/:id`, { schema: { ...admin, operationId: 'deleteFeature', summary: 'Delete a feature not linked to any plan or event', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
+    app.delete(`${base}/features/:id`, { schema: { ...admin, operationId: 'deleteFeature', summary: 'Delete a feature not linked to any plan or event', params: IdParamsSchema, response: { 200: emptyEnvelopeSchema } } },
       async (request) => {
         await service.deleteFeature(ctx, accountIdOf(request), request.params.id);
         return okEmpty();
@@ -44,13 +44,13 @@ export function catalogAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => reply.code(201).send(ok(await service.createPlan(ctx, accountIdOf(request), request.body))));
     app.get(`${base}/plans`, { schema: { ...admin, operationId: 'listPlans', summary: 'List plans of every status', response: { 200: envelopeSchema(z.array(PlanSchema)) } } },
       async (request) => ok((await catalog.listAllPlans(ctx, accountIdOf(request))).map(service.toPlan)));
-    app.get(`${base}/plans/:id`, { schema: { ...admin, operationId: 'getPlan', summary: 'Get a plan', params: IdParams, response: { 200: envelopeSchema(PlanSchema) } } },
+    app.get(`${base}/plans/:id`, { schema: { ...admin, operationId: 'getPlan', summary: 'Get a plan', params: IdParamsSchema, response: { 200: envelopeSchema(PlanSchema) } } },
       async (request) => ok(service.toPlan(await service.getPlan(ctx, accountIdOf(request), request.params.id))));
-    app.get(`${base}/plans/:id/features`, { schema: { ...admin, operationId: 'getPlanFeatures', summary: 'A plan with its linked features', params: IdParams, response: { 200: envelopeSchema(z.object({ plan: PlanSchema, features: z.array(FeatureSchema), creditAllocations: z.array(z.unknown()) })) } } },
+    app.get(`${base}/plans/:id/features`, { schema: { ...admin, operationId: 'getPlanFeatures', summary: 'A plan with its linked features', params: IdParamsSchema, response: { 200: envelopeSchema(z.object({ plan: PlanSchema, features: z.array(FeatureSchema), creditAllocations: z.array(z.unknown()) })) } } },
       async (request) => ok(await service.getPlanWithFeatures(ctx, accountIdOf(request), request.params.id)));
-    app.patch(`${base}/plans/:id`, { schema: { ...admin, operationId: 'updatePlan', summary: 'Update a plan; status ACTIVE activates it', description: 'Status moves DRAFT → ACTIVE ⇄ ARCHIVED (an unknown value: "Invalid plan status: …"). Activation needs a name, a description, intervalMonths ≥ 1, a priceAmount (0 for a free plan) and at least one linked feature; a refused activation is one 400 whose message is the first unmet precondition (contract order) and whose fields[] lists every unmet one (name, description, intervalMonths, priceAmount, features). An ACTIVE plan\'s key, priceAmount, intervalMonths and billingTiming cannot change; an ARCHIVED plan only changes status.', params: IdParams, body: PlanUpdateSchema, response: { 200: envelopeSchema(PlanSchema) } } },
+    app.patch(`${base}/plans/:id`, { schema: { ...admin, operationId: 'updatePlan', summary: 'Update a plan; status ACTIVE activates it', description: 'Status moves DRAFT → ACTIVE ⇄ ARCHIVED (an unknown value: "Invalid plan status: …"). Activation needs a name, a description, intervalMonths ≥ 1, a priceAmount (0 for a free plan) and at least one linked feature; a refused activation is one 400 whose message is the first unmet precondition (contract order) and whose fields[] lists every unmet one (name, description, intervalMonths, priceAmount, features). An ACTIVE plan\'s key, priceAmount, intervalMonths and billingTiming cannot change; an ARCHIVED plan only changes status.', params: IdParamsSchema, body: PlanUpdateSchema, response: { 200: envelopeSchema(PlanSchema) } } },
       async (request) => ok(await service.updatePlan(ctx, accountIdOf(request), request.params.id, request.body)));
-    app.delete(`${base}/plans/:id`, { schema: { ...admin, operationId: 'deletePlan', summary: 'Delete a plan without subscriptions', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
+    app.delete(`${base}/plans/:id`, { schema: { ...admin, operationId: 'deletePlan', summary: 'Delete a plan without subscriptions', params: IdParamsSchema, response: { 200: emptyEnvelopeSchema } } },
       async (request) => {
         await service.deletePlan(ctx, accountIdOf(request), request.params.id);
         return okEmpty();
@@ -60,9 +60,9 @@ export function catalogAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => reply.code(201).send(ok(await service.createRule(ctx, accountIdOf(request), request.body))));
     app.patch(`${base}/rules/plan-features`, { schema: { ...admin, operationId: 'updatePlanFeatureRule', summary: 'Update the rule named by planId and featureId', body: RuleRequestSchema, response: { 200: envelopeSchema(RuleSchema) } } },
       async (request) => ok(await service.updateRule(ctx, accountIdOf(request), request.body)));
-    app.get(`${base}/rules/plan-features/:planId/:featureId`, { schema: { ...admin, operationId: 'getPlanFeatureRule', summary: 'Get a plan-feature rule', params: RuleParams, response: { 200: envelopeSchema(RuleSchema) } } },
+    app.get(`${base}/rules/plan-features/:planId/:featureId`, { schema: { ...admin, operationId: 'getPlanFeatureRule', summary: 'Get a plan-feature rule', params: RuleParamsSchema, response: { 200: envelopeSchema(RuleSchema) } } },
       async (request) => ok(await service.getRuleView(ctx, accountIdOf(request), request.params.planId, request.params.featureId)));
-    app.delete(`${base}/rules/plan-features/:planId/:featureId`, { schema: { ...admin, operationId: 'deletePlanFeatureRule', summary: 'Unlink a feature from a plan', params: RuleParams, response: { 200: emptyEnvelopeSchema } } },
+    app.delete(`${base}/rules/plan-features/:planId/:featureId`, { schema: { ...admin, operationId: 'deletePlanFeatureRule', summary: 'Unlink a feature from a plan', params: RuleParamsSchema, response: { 200: emptyEnvelopeSchema } } },
       async (request) => {
         await service.deleteRule(ctx, accountIdOf(request), request.params.planId, request.params.featureId);
         return okEmpty();

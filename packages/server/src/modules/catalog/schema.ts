@@ -93,8 +93,8 @@ export const RuleSchema = z
   })
   .meta({ id: 'PlanFeatureRule' });
 
-export const IdParams = z.object({ id: z.uuid() });
-export const RuleParams = z.object({ planId: z.uuid(), featureId: z.uuid() });
+export const IdParamsSchema = z.object({ id: z.uuid() });
+export const RuleParamsSchema = z.object({ planId: z.uuid(), featureId: z.uuid() });
 
 const PricingViewSchema = z.object({
   model: z.string(),

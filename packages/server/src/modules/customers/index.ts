@@ -5,7 +5,7 @@
 export { customerSubscriptions } from './extensions.js';
 export { findCustomerById, findCustomerByRef } from './repo.js';
 export { customerAdminRoutes, customerClientRoutes } from './routes.js';
-export { CustomerCreateSchema, CustomerUpdateSchema, RefParams } from './schema.js';
+export { CustomerCreateSchema, CustomerUpdateSchema, RefParamsSchema } from './schema.js';
 export {
   createCustomer,
   createCustomerInTransaction,

@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import { envelopeSchema, ok } from '../../platform/http/envelope.js';
 import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
-import { AdminCustomerSchema, ClientCustomerSchema, CustomerCreateSchema, CustomerListQuery, CustomerUpdateSchema, RefParams } from './schema.js';
+import { AdminCustomerSchema, ClientCustomerSchema, CustomerCreateSchema, CustomerListQuerySchema, CustomerUpdateSchema, RefParamsSchema } from './schema.js';
 import * as service from './service.js';
 
 const tags = ['Customers'];
@@ -15,11 +15,11 @@ export function customerClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/api/v1/client/customers', { schema: { tags, operationId: 'createCustomer', summary: 'Create a customer', body: CustomerCreateSchema, response: { 201: envelopeSchema(ClientCustomerSchema) } } },
       async (request, reply) => reply.code(201).send(ok(service.toClientCustomer(await service.createCustomer(ctx, accountIdOf(request), request.body)))));
-    app.get('/api/v1/client/customers', { schema: { tags, operationId: 'listCustomers', summary: 'List customers, optionally by customerReferenceId', querystring: pageQuerySchema.extend(CustomerListQuery.shape), response: { 200: envelopeSchema(pageSchema(ClientCustomerSchema)) } } },
+    app.get('/api/v1/client/customers', { schema: { tags, operationId: 'listCustomers', summary: 'List customers, optionally by customerReferenceId', querystring: pageQuerySchema.extend(CustomerListQuerySchema.shape), response: { 200: envelopeSchema(pageSchema(ClientCustomerSchema)) } } },
       async (request) => ok(await service.listCustomerPage(ctx, accountIdOf(request), request.query.customerReferenceId, request.query)));
-    app.get('/api/v1/client/customers/:ref', { config: { customerKey: 'read' }, schema: { tags, operationId: 'getCustomer', summary: 'A customer with its subscriptions', params: RefParams, response: { 200: envelopeSchema(ClientCustomerSchema) } } },
+    app.get('/api/v1/client/customers/:ref', { config: { customerKey: 'read' }, schema: { tags, operationId: 'getCustomer', summary: 'A customer with its subscriptions', params: RefParamsSchema, response: { 200: envelopeSchema(ClientCustomerSchema) } } },
       async (request) => ok(await withSubscriptions(ctx, await service.resolveCallerCustomer(ctx.db, principalOf(request), request.params.ref))));
-    app.patch('/api/v1/client/customers/:ref', { schema: { tags, operationId: 'updateCustomer', summary: 'Update a customer (only the fields sent)', params: RefParams, body: CustomerUpdateSchema, response: { 200: envelopeSchema(ClientCustomerSchema) } } },
+    app.patch('/api/v1/client/customers/:ref', { schema: { tags, operationId: 'updateCustomer', summary: 'Update a customer (only the fields sent)', params: RefParamsSchema, body: CustomerUpdateSchema, response: { 200: envelopeSchema(ClientCustomerSchema) } } },
       async (request) => ok(await withSubscriptions(ctx, await service.updateCustomer(ctx, accountIdOf(request), request.params.ref, request.body))));
   };
 }

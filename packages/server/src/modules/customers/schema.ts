@@ -61,8 +61,8 @@ export const AdminCustomerSchema = z
   })
   .meta({ id: 'AdminCustomer' });
 
-export const RefParams = z.object({ ref: z.string().min(1).max(255) });
-export const CustomerListQuery = z.object({ customerReferenceId: z.string().min(1).max(255).optional() });
+export const RefParamsSchema = z.object({ ref: z.string().min(1).max(255) });
+export const CustomerListQuerySchema = z.object({ customerReferenceId: z.string().min(1).max(255).optional() });
 
 export type CustomerCreate = z.output<typeof CustomerCreateSchema>;
 export type CustomerUpdate = z.output<typeof CustomerUpdateSchema>;

@@ -14,20 +14,20 @@ import { hostedInvoicePage } from './hosted-invoice.js';
 import { createSetupIntent, setDefaultPaymentMethod } from './payment-methods.js';
 import { purchaseCredits } from './purchases.js';
 import {
-  AccountIdParams,
+  AccountIdParamsSchema,
   AdminCheckoutSessionSchema,
-  CheckoutSessionListQuery,
-  CheckoutSessionParams,
+  CheckoutSessionListQuerySchema,
+  CheckoutSessionParamsSchema,
   CheckoutSessionSchema,
   DefaultPaymentMethodSchema,
   HostedInvoiceSchema,
   MaskedConnectionSchema,
-  PaymentMethodRefParams,
+  PaymentMethodRefParamsSchema,
   PurchaseRequestSchema,
   PurchaseResultSchema,
   SetupIntentSchema,
   StoreApiKeySchema,
-  SubscriptionIdParams,
+  SubscriptionIdParamsSchema,
 } from './schema.js';
 import { receiveWebhook } from './webhook.js';
 
@@ -67,7 +67,7 @@ export function paymentAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: adminTags,
         operationId: 'listCheckoutSessionsAdmin',
         summary: 'Hosted checkout sessions, newest first, paged; filter by customer, status, purpose',
-        querystring: CheckoutSessionListQuery,
+        querystring: CheckoutSessionListQuerySchema,
         response: { 200: envelopeSchema(pageSchema(AdminCheckoutSessionSchema)) },
       },
     }, async (request) => ok(await listCheckoutSessionPage(ctx, accountIdOf(request), request.query)));
@@ -86,18 +86,18 @@ export function paymentClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     const base = '/api/v1/client';
     app.post(`${base}/customers/:ref/payment-methods/setup-intent`, {
       config: { customerKey: 'purchase' },
-      schema: { tags: clientTags, operationId: 'createSetupIntent', summary: 'Start saving a card: a Stripe setup intent the principal confirms with Stripe directly', params: PaymentMethodRefParams, response: { 200: envelopeSchema(SetupIntentSchema), 502: errorEnvelopeSchema } },
+      schema: { tags: clientTags, operationId: 'createSetupIntent', summary: 'Start saving a card: a Stripe setup intent the principal confirms with Stripe directly', params: PaymentMethodRefParamsSchema, response: { 200: envelopeSchema(SetupIntentSchema), 502: errorEnvelopeSchema } },
     }, async (request) => ok(await createSetupIntent(ctx, principalOf(request), request.params.ref)));
     app.post(`${base}/customers/:ref/payment-methods/default`, {
       config: { customerKey: 'purchase' },
-      schema: { tags: clientTags, operationId: 'setDefaultPaymentMethod', summary: "Attach a payment method and keep it as the customer's default for off-session charges", params: PaymentMethodRefParams, body: DefaultPaymentMethodSchema, response: { 200: emptyEnvelopeSchema, 502: errorEnvelopeSchema } },
+      schema: { tags: clientTags, operationId: 'setDefaultPaymentMethod', summary: "Attach a payment method and keep it as the customer's default for off-session charges", params: PaymentMethodRefParamsSchema, body: DefaultPaymentMethodSchema, response: { 200: emptyEnvelopeSchema, 502: errorEnvelopeSchema } },
     }, async (request) => {
       await setDefaultPaymentMethod(ctx, principalOf(request), request.params.ref, request.body.paymentMethodId);
       return okEmpty();
     });
     app.get(`${base}/checkout-sessions/:checkoutSessionId`, {
       config: { customerKey: 'read' },
-      schema: { tags: clientTags, operationId: 'getCheckoutSession', summary: 'A hosted checkout: PENDING until the processor reports it paid (COMPLETED) or expired', params: CheckoutSessionParams, response: { 200: envelopeSchema(CheckoutSessionSchema) } },
+      schema: { tags: clientTags, operationId: 'getCheckoutSession', summary: 'A hosted checkout: PENDING until the processor reports it paid (COMPLETED) or expired', params: CheckoutSessionParamsSchema, response: { 200: envelopeSchema(CheckoutSessionSchema) } },
     }, async (request) => ok(await getCheckoutSession(ctx, principalOf(request), request.params.checkoutSessionId)));
     app.post(`${base}/credits/purchases`, {
       config: { customerKey: 'purchase' },
@@ -111,11 +111,11 @@ export function paymentClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     }, async (request, reply) => reply.status(201).send(ok(await purchaseCredits(ctx, principalOf(request), request.body, await returnUrls(ctx, request)))));
     app.post(`${base}/billing/subscriptions/:subscriptionId/stripe/checkout`, {
       config: { portal: 'read' },
-      schema: { tags: ['Billing'], operationId: 'openHostedInvoicePage', summary: "The processor's hosted page for the subscription's first DUE invoice", description: 'Tenant key; also a customer portal token for its own customer\'s subscription (ADR 0025; another customer\'s is 403). Customer keys: 403.', params: SubscriptionIdParams, response: { 200: envelopeSchema(HostedInvoiceSchema), 502: errorEnvelopeSchema } },
+      schema: { tags: ['Billing'], operationId: 'openHostedInvoicePage', summary: "The processor's hosted page for the subscription's first DUE invoice", description: 'Tenant key; also a customer portal token for its own customer\'s subscription (ADR 0025; another customer\'s is 403). Customer keys: 403.', params: SubscriptionIdParamsSchema, response: { 200: envelopeSchema(HostedInvoiceSchema), 502: errorEnvelopeSchema } },
     }, async (request) => ok(await hostedInvoicePage(ctx, principalOf(request), request.params.subscriptionId)));
     app.post(`${base}/billing/invoices/subscription/:subscriptionId/stripe/checkout`, {
       // Disabled in the original too: kept so old clients get its message, not advertised.
-      schema: { hide: true, params: SubscriptionIdParams },
+      schema: { hide: true, params: SubscriptionIdParamsSchema },
     }, async () => {
       throw new AppError('forbidden', 'This endpoint is deprecated and inaccessible. Use POST /api/v1/client/billing/subscriptions/{subscriptionId}/stripe/checkout instead.');
     });
@@ -129,7 +129,7 @@ export function paymentWebhookRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags: ['Payment processor'], operationId: 'receiveStripeWebhook',
         summary: 'Stripe webhook: verified with the Stripe-Signature header; each event id is applied once',
-        params: AccountIdParams,
+        params: AccountIdParamsSchema,
         headers: z.object({ 'stripe-signature': z.string().max(4096).optional() }),
         body: z.looseObject({ id: z.string().max(255), type: z.string().max(255) }).describe('The Stripe event, verified against the raw body'),
         response: { 201: emptyEnvelopeSchema, 400: errorEnvelopeSchema },

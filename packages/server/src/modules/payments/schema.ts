@@ -19,10 +19,10 @@ export const MaskedConnectionSchema = z.object({
   webhookSecret: z.string().optional(),
 });
 
-export const AccountIdParams = z.object({ accountId: z.uuid() });
-export const CheckoutSessionParams = z.object({ checkoutSessionId: z.uuid() });
-export const SubscriptionIdParams = z.object({ subscriptionId: z.uuid() });
-export const PaymentMethodRefParams = z.object({ ref: z.string().min(1).max(255) });
+export const AccountIdParamsSchema = z.object({ accountId: z.uuid() });
+export const CheckoutSessionParamsSchema = z.object({ checkoutSessionId: z.uuid() });
+export const SubscriptionIdParamsSchema = z.object({ subscriptionId: z.uuid() });
+export const PaymentMethodRefParamsSchema = z.object({ ref: z.string().min(1).max(255) });
 
 export const SetupIntentSchema = z.object({
   setup_intent_id: z.string(),
@@ -49,12 +49,12 @@ const CHECKOUT_PURPOSES = ['SUBSCRIPTION', 'CREDIT_TOPUP', 'INVOICE'] as const;
 const CHECKOUT_STATUSES = ['PENDING', 'COMPLETED', 'EXPIRED'] as const;
 
 /** The console's list of hosted checkouts: paged, newest first, optional filters. */
-export const CheckoutSessionListQuery = pageQuerySchema.extend({
+export const CheckoutSessionListQuerySchema = pageQuerySchema.extend({
   customerReferenceId: z.string().min(1).max(255).optional().describe("Only this customer's sessions (an unknown reference lists none)"),
   status: z.enum(CHECKOUT_STATUSES).optional(),
   purpose: z.enum(CHECKOUT_PURPOSES).optional(),
 });
-export type CheckoutSessionListInput = z.output<typeof CheckoutSessionListQuery>;
+export type CheckoutSessionListInput = z.output<typeof CheckoutSessionListQuerySchema>;
 
 export const AdminCheckoutSessionSchema = z
   .object({

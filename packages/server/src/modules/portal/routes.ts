@@ -4,8 +4,8 @@ import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { envelopeSchema, ok } from '../../platform/http/envelope.js';
 import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
-import { RefParams } from '../customers/index.js';
-import { IssuedPortalSessionSchema, OwnPortalSessionSchema, PortalSessionCreateSchema, PortalSessionParams, PortalSessionSchema } from './schema.js';
+import { RefParamsSchema } from '../customers/index.js';
+import { IssuedPortalSessionSchema, OwnPortalSessionSchema, PortalSessionCreateSchema, PortalSessionParamsSchema, PortalSessionSchema } from './schema.js';
 import * as service from './service.js';
 
 const tags = ['Customer portal'];
@@ -26,7 +26,7 @@ export function portalRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         description:
           'The body is optional. The link opens /portal of this service for this one customer, with the read scope and, when allowPurchase is true, the purchase scope (credit top-ups). ' +
           'It works until expiresAt (default 1 hour, 60 to 86,400 seconds) or until revoked; after that its token answers 401 portal_link_expired.',
-        params: RefParams,
+        params: RefParamsSchema,
         body: PortalSessionCreateSchema,
         response: { 201: envelopeSchema(IssuedPortalSessionSchema) },
       },
@@ -38,7 +38,7 @@ export function portalRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         operationId: 'listPortalSessions',
         summary: "A customer's portal sessions, newest first: token hints only, ended ones with active false",
-        params: RefParams,
+        params: RefParamsSchema,
         querystring: pageQuerySchema,
         response: { 200: envelopeSchema(pageSchema(PortalSessionSchema)) },
       },
@@ -49,7 +49,7 @@ export function portalRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         operationId: 'revokePortalSession',
         summary: 'Revoke a portal link: its token answers 401 portal_link_expired from now on; revoking it again is 200',
-        params: PortalSessionParams,
+        params: PortalSessionParamsSchema,
         response: { 200: envelopeSchema(PortalSessionSchema) },
       },
     }, async (request) => ok(await service.revokeSession(ctx, { accountId: accountIdOf(request), ref: request.params.ref }, request.params.sessionId)));

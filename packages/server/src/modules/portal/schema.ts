@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { decimalOutput } from '../../platform/http/decimal-schema.js';
-import { RefParams } from '../customers/index.js';
+import { RefParamsSchema } from '../customers/index.js';
 import {
   isHttpUrl,
   PORTAL_DEFAULT_EXPIRES_IN_SECONDS,
@@ -29,7 +29,7 @@ export const PortalSessionCreateSchema = z
   .strict()
   .nullish();
 
-export const PortalSessionParams = RefParams.extend({ sessionId: z.uuid() });
+export const PortalSessionParamsSchema = RefParamsSchema.extend({ sessionId: z.uuid() });
 
 const sessionFields = {
   id: z.uuid(),

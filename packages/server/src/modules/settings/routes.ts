@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import { envelopeSchema, ok } from '../../platform/http/envelope.js';
 import { accountIdOf, adminOf } from '../../platform/http/principal.js';
 import type { AccountSettings } from './domain.js';
-import { AccountSettingsSchema, AuditLogEntrySchema, AuditLogQuery, SettingsPatchSchema } from './schema.js';
+import { AccountSettingsSchema, AuditLogEntrySchema, AuditLogQuerySchema, SettingsPatchSchema } from './schema.js';
 import * as service from './service.js';
 
 const tags = ['Account settings'];
@@ -43,7 +43,7 @@ export function settingsAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const admin = adminOf(request);
         return ok(toSettingsView(await service.updateAccountSettings(ctx, { accountId: admin.accountId, actor: `user:${admin.userId}`, patch: request.body })));
       });
-    app.get('/api/v1/tanso/audit-log', { schema: { tags, operationId: 'listAuditLog', summary: 'The account audit log, newest first', querystring: AuditLogQuery, response: { 200: envelopeSchema(z.array(AuditLogEntrySchema)) } } },
+    app.get('/api/v1/tanso/audit-log', { schema: { tags, operationId: 'listAuditLog', summary: 'The account audit log, newest first', querystring: AuditLogQuerySchema, response: { 200: envelopeSchema(z.array(AuditLogEntrySchema)) } } },
       async (request) => ok((await service.listAuditLog(ctx, accountIdOf(request), request.query.limit)).map(toAuditEntryView)));
   };
 }

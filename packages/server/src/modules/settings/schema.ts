@@ -103,7 +103,7 @@ export const AccountSettingsSchema = z
 const AUDIT_LOG_DEFAULT_LIMIT = 50;
 const AUDIT_LOG_MAX_LIMIT = 200;
 
-export const AuditLogQuery = z.object({
+export const AuditLogQuerySchema = z.object({
   limit: z.coerce
     .number()
     .int()

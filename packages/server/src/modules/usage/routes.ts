@@ -6,7 +6,7 @@ import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
-import { RefParams } from '../customers/index.js';
+import { RefParamsSchema as RefParams } from '../customers/index.js';
 import { batchValidatorCompiler } from './batch-validation.js';
 import { checkEntitlement, listEntitlementPage } from './entitlements.js';
 import { getEventOverview, groupEventTotals, listEventPage } from './events.js';
