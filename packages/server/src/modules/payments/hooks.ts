@@ -2,11 +2,11 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.js';
 import type { Job } from '../../platform/jobs/scheduler.js';
 import { changeAtProcessor, checkSubscribePayment, collectInitialPayment, processorDrivesSubscription, subscribeThroughProcessor } from '../billing/index.js';
-import * as processorChanges from './processor-changes.js';
-import { subscribeThroughProcessor as processorSubscribe } from './processor-subscribe.js';
+import * as processorChanges from './processor/changes.js';
+import { subscribeThroughProcessor as processorSubscribe } from './processor/subscribe.js';
 import { usageRecorded, usageRecordedWanted } from '../usage/index.js';
 import { queueMeterEvent, runMeterSync } from './meters.js';
-import { runProcessorRetry } from './processor-retry.js';
+import { runProcessorRetry } from './processor/retry.js';
 import * as subscribe from './subscribe.js';
 
 /** How payments joins billing and usage (called once at startup by runtime.ts): it collects paid subscribes and queues meter events. */

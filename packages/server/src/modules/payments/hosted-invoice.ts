@@ -8,7 +8,7 @@ import { getAccountSettings } from '../settings/index.js';
 import { openInvoiceCheckout } from './checkout.js';
 import { processorKey } from './connection.js';
 import { NO_PROCESSOR_MESSAGE } from './payment-methods.js';
-import { ensureProcessorCustomer } from './processor-customers.js';
+import { ensureProcessorCustomer } from './processor/customers.js';
 import { stripeProcessor } from './processor/stripe.js';
 
 /**

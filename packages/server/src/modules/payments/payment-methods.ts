@@ -5,7 +5,7 @@ import type { Principal } from '../../platform/http/principal.js';
 import { resolveCallerCustomer } from '../customers/index.js';
 import { connectedProcessor } from './connection.js';
 import { METADATA } from './events.js';
-import { ensureProcessorCustomer } from './processor-customers.js';
+import { ensureProcessorCustomer } from './processor/customers.js';
 import { isCardError, isInvalidRequestError, processorMessage, type Processor } from './processor/stripe.js';
 import * as repo from './repo.js';
 

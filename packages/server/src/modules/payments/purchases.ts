@@ -11,7 +11,7 @@ import { openHostedCheckout, type ReturnUrls } from './checkout.js';
 import { processorKey } from './connection.js';
 import { purchaseAmount, requireMinimum, requireWithinSpendCap, toMinorUnitInteger } from './domain.js';
 import { METADATA } from './events.js';
-import { ensureProcessorCustomer } from './processor-customers.js';
+import { ensureProcessorCustomer } from './processor/customers.js';
 import { isCardError, processorMessage, stripeProcessor, type Processor } from './processor/stripe.js';
 import * as repo from './repo.js';
 

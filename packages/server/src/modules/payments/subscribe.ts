@@ -10,7 +10,7 @@ import { openInvoiceCheckout } from './checkout.js';
 import { processorKey } from './connection.js';
 import { requireWithinSpendCap, toMinorUnitInteger } from './domain.js';
 import { METADATA } from './events.js';
-import { ensureProcessorCustomer } from './processor-customers.js';
+import { ensureProcessorCustomer } from './processor/customers.js';
 import { isCardError, processorMessage, stripeProcessor } from './processor/stripe.js';
 import * as repo from './repo.js';
 

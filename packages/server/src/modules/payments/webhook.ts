@@ -2,6 +2,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { isUuid } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import { accountExists } from '../accounts/index.js';
 import { settleInvoice } from '../billing/index.js';
@@ -19,7 +20,7 @@ import {
   type ProcessorPaymentIntent,
   type ProcessorSetupIntent,
 } from './processor/stripe.js';
-import { applyProcessorInvoice, linkProcessorSubscription, subscriptionCheckoutCompleted, subscriptionCheckoutExpired } from './processor-subscriptions.js';
+import { applyProcessorInvoice, linkProcessorSubscription, subscriptionCheckoutCompleted, subscriptionCheckoutExpired } from './processor/apply.js';
 import * as repo from './repo.js';
 
 /**
@@ -206,5 +207,3 @@ async function customerCreated(tx: Tx, accountId: string, customer: ProcessorCus
   if (!(await findCustomerById(tx, accountId, customerId))) return;
   await repo.linkProcessorCustomer(tx, { account_id: accountId, customer_id: customerId, processor_customer_id: customer.id, default_payment_method_id: null, created_at: now, modified_at: now });
 }
-
-const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);

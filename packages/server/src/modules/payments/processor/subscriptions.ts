@@ -3,7 +3,8 @@ import type { ProcessorSubscription, ProcessorSubscriptionItem } from './stripe.
 
 /** Pure readings of the processor's subscription object. */
 
-const seconds = (value: number | null | undefined) => (value === null || value === undefined ? null : new Date(value * 1000));
+/** A processor timestamp (Unix seconds) as a Date; null stays null. */
+export const seconds = (value: number | null | undefined) => (value === null || value === undefined ? null : new Date(value * 1000));
 
 /**
  * The item that bills the plan's base price: the licensed one (a metered item bills usage). Periods

@@ -1,17 +1,17 @@
-import type { Tx } from '../../platform/db/database.js';
-import { newId } from '../../platform/ids.js';
+import type { Tx } from '../../../platform/db/database.js';
+import { isUuid, newId } from '../../../platform/ids.js';
 import {
   applyExternalInvoiceStatus,
   lockSubscription,
   mirrorExternalInvoice,
   startExternalSubscription,
-} from '../billing/index.js';
-import { findPlan } from '../catalog/index.js';
-import { fromMinorUnitInteger, INVOICE_STATUS_FROM_PROCESSOR } from './domain.js';
-import { METADATA } from './events.js';
-import type { ProcessorCheckoutSession, ProcessorInvoice, ProcessorSubscription } from './processor/stripe.js';
-import { licensedItem, toExternalState } from './processor/subscriptions.js';
-import * as repo from './repo.js';
+} from '../../billing/index.js';
+import { findPlan } from '../../catalog/index.js';
+import { fromMinorUnitInteger, INVOICE_STATUS_FROM_PROCESSOR } from '../domain.js';
+import { METADATA } from '../events.js';
+import type { ProcessorCheckoutSession, ProcessorInvoice, ProcessorSubscription } from './stripe.js';
+import { licensedItem, seconds, toExternalState } from './subscriptions.js';
+import * as repo from '../repo.js';
 
 /**
  * The processor-driven side of PROCESSOR_INTEGRATION (contract §5.5): processor subscriptions and
@@ -21,7 +21,6 @@ import * as repo from './repo.js';
  * idempotent per processor id: a repeat finds what the first one wrote.
  */
 
-const seconds = (value: number | null | undefined) => (value === null || value === undefined ? null : new Date(value * 1000));
 const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : value?.id ?? null);
 
 /**
@@ -156,5 +155,3 @@ function invoicePeriod(invoice: ProcessorInvoice): { start: Date; end: Date } {
   const latest = periods.reduce((a, b) => (b.start > a.start || (b.start === a.start && b.end > a.end) ? b : a));
   return { start: seconds(latest.start)!, end: seconds(latest.end)! };
 }
-
-const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);

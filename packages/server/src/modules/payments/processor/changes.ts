@@ -1,15 +1,15 @@
-import type { AppContext } from '../../platform/context.js';
-import type { Executor } from '../../platform/db/database.js';
-import { withTransaction } from '../../platform/db/transaction.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import { failExternalPlanChange, type ProcessorChange } from '../billing/index.js';
-import type { PlanRow } from '../catalog/index.js';
-import { getAccountSettings } from '../settings/index.js';
-import { connectedProcessor } from './connection.js';
-import { METADATA } from './events.js';
-import { ensurePlanPrices } from './plan-sync.js';
-import { applyProcessorInvoice, linkProcessorSubscription } from './processor-subscriptions.js';
-import { licensedItem } from './processor/subscriptions.js';
+import type { AppContext } from '../../../platform/context.js';
+import type { Executor } from '../../../platform/db/database.js';
+import { withTransaction } from '../../../platform/db/transaction.js';
+import { AppError } from '../../../platform/errors/app-error.js';
+import { failExternalPlanChange, type ProcessorChange } from '../../billing/index.js';
+import type { PlanRow } from '../../catalog/index.js';
+import { getAccountSettings } from '../../settings/index.js';
+import { connectedProcessor } from '../connection.js';
+import { METADATA } from '../events.js';
+import { ensurePlanPrices } from '../plan-sync.js';
+import { applyProcessorInvoice, linkProcessorSubscription } from './apply.js';
+import { licensedItem } from './subscriptions.js';
 import {
   isCardError,
   isInvalidRequestError,
@@ -18,8 +18,8 @@ import {
   type ProcessorInvoice,
   type ProcessorItemChange,
   type ProcessorSubscription,
-} from './processor/stripe.js';
-import * as repo from './repo.js';
+} from './stripe.js';
+import * as repo from '../repo.js';
 
 /**
  * Cancel and plan change through our API for a subscription the processor drives

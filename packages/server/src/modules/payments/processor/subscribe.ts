@@ -1,22 +1,22 @@
-import type { AppContext } from '../../platform/context.js';
-import type { Tx } from '../../platform/db/database.js';
-import { withTransaction } from '../../platform/db/transaction.js';
-import { AppError, conflict, invalid } from '../../platform/errors/app-error.js';
-import type { Principal } from '../../platform/http/principal.js';
-import { newId } from '../../platform/ids.js';
-import { dec } from '../../platform/money.js';
-import { listCustomerSubscriptions, type ProcessorSubscribeOutcome, type SubscribePayment } from '../billing/index.js';
-import type { PlanRow } from '../catalog/index.js';
-import { getAccountSettings, type AccountSettings } from '../settings/index.js';
-import { processorKey } from './connection.js';
-import { requireWithinSpendCap } from './domain.js';
-import { METADATA } from './events.js';
-import { ensurePlanPrices, subscriptionItems, type MeteredPrice } from './plan-sync.js';
-import { ensureProcessorCustomer } from './processor-customers.js';
-import { linkProcessorSubscription } from './processor-subscriptions.js';
-import { isCardError, processorMessage, stripeProcessor, type Processor, type ProcessorSubscription } from './processor/stripe.js';
-import * as repo from './repo.js';
-import { movesMoney } from './subscribe.js';
+import type { AppContext } from '../../../platform/context.js';
+import type { Tx } from '../../../platform/db/database.js';
+import { withTransaction } from '../../../platform/db/transaction.js';
+import { AppError, conflict, invalid } from '../../../platform/errors/app-error.js';
+import type { Principal } from '../../../platform/http/principal.js';
+import { newId } from '../../../platform/ids.js';
+import { dec } from '../../../platform/money.js';
+import { listCustomerSubscriptions, type ProcessorSubscribeOutcome, type SubscribePayment } from '../../billing/index.js';
+import type { PlanRow } from '../../catalog/index.js';
+import { getAccountSettings, type AccountSettings } from '../../settings/index.js';
+import { processorKey } from '../connection.js';
+import { requireWithinSpendCap } from '../domain.js';
+import { METADATA } from '../events.js';
+import { ensurePlanPrices, subscriptionItems, type MeteredPrice } from '../plan-sync.js';
+import { ensureProcessorCustomer } from './customers.js';
+import { linkProcessorSubscription } from './apply.js';
+import { isCardError, processorMessage, stripeProcessor, type Processor, type ProcessorSubscription } from './stripe.js';
+import * as repo from '../repo.js';
+import { movesMoney } from '../subscribe.js';
 
 /**
  * A paid in-advance subscribe in PROCESSOR_INTEGRATION (contract §4.5): the processor owns the

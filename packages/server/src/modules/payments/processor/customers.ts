@@ -1,10 +1,10 @@
-import type { AppContext } from '../../platform/context.js';
-import { withStatement } from '../../platform/db/transaction.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import type { CustomerRow } from '../customers/index.js';
-import { METADATA } from './events.js';
-import { processorMessage, type Processor } from './processor/stripe.js';
-import * as repo from './repo.js';
+import type { AppContext } from '../../../platform/context.js';
+import { withStatement } from '../../../platform/db/transaction.js';
+import { AppError } from '../../../platform/errors/app-error.js';
+import type { CustomerRow } from '../../customers/index.js';
+import { METADATA } from '../events.js';
+import { processorMessage, type Processor } from './stripe.js';
+import * as repo from '../repo.js';
 
 /**
  * The processor customer of one of ours, created on first need. The create call's idempotency key is

@@ -1,12 +1,12 @@
-import type { AppContext } from '../../platform/context.js';
-import { JobItems } from '../../platform/jobs/items.js';
-import { findPlan } from '../catalog/index.js';
-import { findCustomerById } from '../customers/index.js';
-import { connectedProcessor } from './connection.js';
-import { ensurePlanPrices } from './plan-sync.js';
-import { ensureProcessorCustomer } from './processor-customers.js';
-import { isTransientError, type Processor } from './processor/stripe.js';
-import * as repo from './repo.js';
+import type { AppContext } from '../../../platform/context.js';
+import { JobItems } from '../../../platform/jobs/items.js';
+import { findPlan } from '../../catalog/index.js';
+import { findCustomerById } from '../../customers/index.js';
+import { connectedProcessor } from '../connection.js';
+import { ensurePlanPrices } from '../plan-sync.js';
+import { ensureProcessorCustomer } from './customers.js';
+import { isTransientError, type Processor } from './stripe.js';
+import * as repo from '../repo.js';
 
 /**
  * `stripe-processor-retry` (PROCESSOR_INTEGRATION): processor work a request could not finish is
