@@ -3,8 +3,9 @@ import type { AppContext } from '../../../platform/context.js';
 import type { Tx } from '../../../platform/db/database.js';
 import type { SpendProvider, SpendUnitType } from '../../../platform/db/tables.js';
 import { dec, type Decimal } from '../../../platform/money.js';
+import { bookRates, groupTokens, meteredCentsSql, pricedSql } from '../prices/cost.js';
 import type { VendorModel } from '../prices/service.js';
-import { actorRows, inReportTransaction, meteredRaw, pricedWhen, rates, withResolvedNames } from '../reports/usage.js';
+import { actorRows, inReportTransaction, rates, withResolvedNames } from '../reports/usage.js';
 import type { DayWindow } from '../reports/window.js';
 import * as units from '../units/repo.js';
 
@@ -170,13 +171,13 @@ export function ownCentsStatement(accountId: string, w: DayWindow, personLevel: 
     d as (
       select provider, workspace_id, api_key_id, actor, sum(m) as m from (
         select x.provider, x.workspace_id, x.api_key_id, x.actor,
-               case when r.pri is not null then ${meteredRaw(sql`x.batch`, sql`x.u`, sql`x.cr`, sql`x.cw5`, sql`x.cw1`, sql`x.o`)} end as m
+               case when r.pri is not null then ${meteredCentsSql(groupTokens('x'), bookRates('r'), sql.ref('x.batch'))} end as m
           from x join (select distinct rc, pri, ri, ro, rcr, rcw5, rcw1 from r) r on r.rc = x.rc
          where x.model is null
         union all
         select x.provider, x.workspace_id, x.api_key_id, x.actor,
-               case when ${pricedWhen(sql`x.u`, sql`x.cr`, sql`x.cw5`, sql`x.cw1`, sql`x.o`)}
-                    then ${meteredRaw(sql`x.batch`, sql`x.u`, sql`x.cr`, sql`x.cw5`, sql`x.cw1`, sql`x.o`)} end
+               case when ${pricedSql(groupTokens('x'), bookRates('r'), sql.ref('r.pri'))}
+                    then ${meteredCentsSql(groupTokens('x'), bookRates('r'), sql.ref('x.batch'))} end
           from x join r on r.provider = x.provider and r.model = x.model and r.day = x.day
          where x.model is not null
       ) priced

@@ -1,6 +1,7 @@
 import type { SpendProvider } from '../../../platform/db/tables.js';
 import { dec, Decimal } from '../../../platform/money.js';
 import type { TariffSnapshot } from '../../credits/index.js';
+import { cacheRatesKnown, meteredCents, pricesEvery } from '../prices/cost.js';
 import type { Rates } from '../prices/seed.js';
 
 /**
@@ -56,16 +57,13 @@ export type MarginInput = {
   extraModels: string[];
 };
 
-const CENTS_PER_MTOK_TOKEN = dec('0.0001'); // USD per million tokens → cents per token
 const TARIFF_SCALE = 6;
 
-/** Cost of one unit in cents, or null when the book cannot price a token class the mix has. */
+/** Cost of one unit in cents (the one pricing rule, prices/cost.ts), or null when the book cannot price a token class the mix has. */
 export function unitCost(mix: TokenMix, rates: Rates): { cents: Decimal; cacheRateKnown: boolean } | null {
-  const cacheRate = rates.cacheRead ?? rates.input;
-  if ((mix.input.gt(0) && rates.input === null) || (mix.output.gt(0) && rates.output === null) || (mix.cacheRead.gt(0) && cacheRate === null)) return null;
-  const part = (tokens: Decimal, rate: Decimal | null) => (tokens.isZero() || rate === null ? dec(0) : tokens.times(rate));
-  const cents = part(mix.input, rates.input).plus(part(mix.cacheRead, cacheRate)).plus(part(mix.output, rates.output)).times(CENTS_PER_MTOK_TOKEN);
-  return { cents, cacheRateKnown: mix.cacheRead.isZero() || rates.cacheRead !== null };
+  const tokens = { uncachedInput: mix.input, cacheRead: mix.cacheRead, output: mix.output };
+  if (!pricesEvery(tokens, rates)) return null;
+  return { cents: meteredCents(tokens, rates), cacheRateKnown: cacheRatesKnown(tokens, rates) };
 }
 
 type Feature = { featureId: string; featureKey: string; denominations: string[] };

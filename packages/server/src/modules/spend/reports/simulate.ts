@@ -6,6 +6,7 @@ import type { SpendProvider } from '../../../platform/db/tables.js';
 import { invalidField } from '../../../platform/errors/app-error.js';
 import { decimalOutput } from '../../../platform/http/decimal-schema.js';
 import { dec, type Decimal } from '../../../platform/money.js';
+import { bookRates, groupTokens, meteredCentsSql } from '../prices/cost.js';
 import { currentPrices, rateInForce, type CurrentPrice } from '../prices/service.js';
 import { normaliseModelName, resolveModelName, type Rates } from '../prices/seed.js';
 import { inReportTransaction, pricedGroups, withResolvedNames } from './usage.js';
@@ -23,8 +24,9 @@ import { dayInput, dayOf, usageWindow, type DayWindow } from './window.js';
  *   matcher, `anthropic/` or `openai/` prefixes allowed), then as an operator row's own name.
  * - `currentCents` = the metered cents of those tokens (the usage report's pricing; unpriced days
  *   add nothing). `simulatedCents` = every one of those tokens, per token class, at the toModel
- *   rate in force on its day (today's where toModel had no row yet), batch tier at half, a missing
- *   cache rate falling back to toModel's input rate. Both exact (NUMERIC); `deltaCents` =
+ *   rate in force on its day (today's where toModel had no row yet), by the one pricing rule
+ *   (prices/cost.ts: batch tier at half, a missing cache rate falling back to toModel's input rate;
+ *   a day whose toModel row lacks the input or output rate adds nothing). Both exact (NUMERIC); `deltaCents` =
  *   simulated − current (negative: a saving). `caveats` is never empty.
  */
 
@@ -106,24 +108,22 @@ async function simulationRow(db: Executor, accountId: string, w: DayWindow, from
     td as (select distinct day, ${target.provider}::text as tp, ${target.model}::text as tm from m),
     tr as (
       select td.day, (x.pri is null) as fallback,
-             case when x.pri is null then ${num(today.input)}::numeric else x.ri end as ti,
-             case when x.pri is null then ${num(today.output)}::numeric else x.ro end as tout,
-             case when x.pri is null then ${num(today.cacheRead)}::numeric else x.rcr end as tcr,
-             case when x.pri is null then ${num(today.cacheWrite5m)}::numeric else x.rcw5 end as tcw5,
-             case when x.pri is null then ${num(today.cacheWrite1h)}::numeric else x.rcw1 end as tcw1
+             case when x.pri is null then ${num(today.input)}::numeric else x.ri end as ri,
+             case when x.pri is null then ${num(today.output)}::numeric else x.ro end as ro,
+             case when x.pri is null then ${num(today.cacheRead)}::numeric else x.rcr end as rcr,
+             case when x.pri is null then ${num(today.cacheWrite5m)}::numeric else x.rcw5 end as rcw5,
+             case when x.pri is null then ${num(today.cacheWrite1h)}::numeric else x.rcw1 end as rcw1
         from td left join lateral ${rateInForce(accountId, sql.ref('td.tp'), sql.ref('td.tm'), sql.ref('td.day'))} x on true
     ),
     un as (select distinct provider, model from p where not resolved)
     select sum(m.u) as u, sum(m.cr) as cr, sum(m.cw5 + m.cw1) as cw, sum(m.o) as o, sum(m.req) as req,
            sum(case when m.priced then m.metered_raw end) as current,
-           sum((case when m.batch then 0.5 else 1 end)
-               * (m.u * tr.ti + m.cr * coalesce(tr.tcr, tr.ti) + m.cw5 * coalesce(tr.tcw5, tr.ti) + m.cw1 * coalesce(tr.tcw1, tr.ti) + m.o * tr.tout)
-               * 0.0001) as simulated,
+           sum(case when tr.ri is not null and tr.ro is not null then ${meteredCentsSql(groupTokens('m'), bookRates('tr'), sql.ref('m.batch'))} end) as simulated,
            bool_or(not m.priced) as some_unpriced,
            count(distinct m.day) filter (where tr.fallback) as fallback_days,
            bool_or(m.batch and m.u + m.cr + m.cw5 + m.cw1 + m.o > 0) as has_batch,
-           bool_or(m.cr > 0 and tr.tcr is null) as no_read_rate,
-           bool_or((m.cw5 > 0 and tr.tcw5 is null) or (m.cw1 > 0 and tr.tcw1 is null)) as no_write_rate,
+           bool_or(m.cr > 0 and tr.rcr is null) as no_read_rate,
+           bool_or((m.cw5 > 0 and tr.rcw5 is null) or (m.cw1 > 0 and tr.rcw1 is null)) as no_write_rate,
            array_agg(distinct coalesce(m.price_provider, m.provider)) filter (where m.u + m.cr + m.cw5 + m.cw1 + m.o > 0) as providers,
            (select array_agg(provider order by provider, model) from un) as unresolved_providers,
            (select array_agg(model order by provider, model) from un) as unresolved_models

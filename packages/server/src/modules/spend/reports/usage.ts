@@ -4,6 +4,7 @@ import type { Executor, Tx } from '../../../platform/db/database.js';
 import type { SpendProvider } from '../../../platform/db/tables.js';
 import { withTransaction } from '../../../platform/db/transaction.js';
 import { dec, type Decimal } from '../../../platform/money.js';
+import { bookRates, cacheRatesKnownSql, groupTokens, meteredCentsSql, pricedSql } from '../prices/cost.js';
 import { currentPrices, ensurePriceSeed, rateInForce, resolveModelNames, type CurrentPrice, type VendorModel } from '../prices/service.js';
 import { addDays, dayOf, type DayWindow } from './window.js';
 
@@ -12,10 +13,9 @@ import { addDays, dayOf, type DayWindow } from './window.js';
  * summed per (provider, model, day, batch) — a few thousand groups however many rows — and only
  * those groups are priced, with the rate in force on their day. Nothing loads bucket rows.
  *
- * Metered cents = Σ tokens × rate (USD per million) × 100 / 1,000,000, i.e. × 0.0001: exact in
- * NUMERIC (a product of exact decimals), never rounded (reports keep fractional cents, §6.5).
- * Cache reads and writes use their own rates; a missing cache rate falls back to the input rate
- * and the row says cacheRatesKnown: false. Batch-tier buckets are half price (vendor-apis §8.2).
+ * Metered cents follow the one pricing rule (prices/cost.ts: Σ tokens × rate × 0.0001, exact
+ * NUMERIC; a missing cache rate falls back to the input rate and the row says cacheRatesKnown:
+ * false; batch tier at half).
  * A group whose tokens have no rate is unpriced: it adds nothing to metered and is listed.
  */
 
@@ -46,23 +46,11 @@ export function pricedGroups(accountId: string, w: DayWindow, dimensions: readon
     r as materialized (${rates(accountId, sql`select distinct provider, model, day from g`)}),
     p as (
       select g.*, r.resolved, r.price_provider, r.price_model, r.ri, r.ro, r.rcr, r.rcw5, r.rcw1,
-             ${pricedWhen(sql`g.u`, sql`g.cr`, sql`g.cw5`, sql`g.cw1`, sql`g.o`)} as priced,
-             ((g.cr = 0 or r.rcr is not null) and (g.cw5 = 0 or r.rcw5 is not null) and (g.cw1 = 0 or r.rcw1 is not null)) as cache_known,
-             ${meteredRaw(sql`g.batch`, sql`g.u`, sql`g.cr`, sql`g.cw5`, sql`g.cw1`, sql`g.o`)} as metered_raw
+             ${pricedSql(groupTokens('g'), bookRates('r'), sql.ref('r.pri'))} as priced,
+             ${cacheRatesKnownSql(groupTokens('g'), bookRates('r'))} as cache_known,
+             ${meteredCentsSql(groupTokens('g'), bookRates('r'), sql.ref('g.batch'))} as metered_raw
         from g join r on r.provider = g.provider and r.model = g.model and r.day = g.day
     )`;
-}
-
-/**
- * Metered cents of tokens at the rates of `r` (a missing cache rate falls back to the input rate),
- * batch tier at half price: exact NUMERIC, and linear in the tokens, so a sum of per-bucket results
- * equals the result on the summed tokens.
- */
-export function meteredRaw(batch: RawBuilder<unknown>, u: RawBuilder<unknown>, cr: RawBuilder<unknown>, cw5: RawBuilder<unknown>, cw1: RawBuilder<unknown>, o: RawBuilder<unknown>) {
-  return sql`((case when ${batch} then 0.5 else 1 end)
-    * (coalesce(${u} * r.ri, 0) + coalesce(${cr} * coalesce(r.rcr, r.ri), 0) + coalesce(${cw5} * coalesce(r.rcw5, r.ri), 0)
-       + coalesce(${cw1} * coalesce(r.rcw1, r.ri), 0) + coalesce(${o} * r.ro, 0))
-    * 0.0001)`;
 }
 
 /**
@@ -75,15 +63,6 @@ export function rates(accountId: string, keys: RawBuilder<unknown>): RawBuilder<
       from (${keys}) k
       left join spend_model_matches mm on mm.account_id = ${accountId} and mm.provider = k.provider and mm.vendor_model = k.model
       left join lateral ${rateInForce(accountId, sql.ref('mm.price_provider'), sql.ref('mm.price_model'), sql.ref('k.day'))} x on true`;
-}
-
-/** A group is priced when the book has a row for its day and a rate for every token class it has. */
-export function pricedWhen(u: RawBuilder<unknown>, cr: RawBuilder<unknown>, cw5: RawBuilder<unknown>, cw1: RawBuilder<unknown>, o: RawBuilder<unknown>) {
-  return sql`(
-    (${u} = 0 and ${cr} = 0 and ${cw5} = 0 and ${cw1} = 0 and ${o} = 0)
-    or (r.pri is not null and (${u} = 0 or r.ri is not null) and (${o} = 0 or r.ro is not null)
-        and (${cr} = 0 or coalesce(r.rcr, r.ri) is not null) and (${cw5} = 0 or coalesce(r.rcw5, r.ri) is not null)
-        and (${cw1} = 0 or coalesce(r.rcw1, r.ri) is not null)))`;
 }
 
 /**
@@ -243,6 +222,9 @@ export function usageSetsQuery(accountId: string, w: DayWindow) {
      group by grouping sets ((provider, model), (day), ())`;
 }
 
+/** A per-person row's token classes: its one cache-write class is priced at the 5-minute rate. */
+const actorTokens = { uncachedInput: sql.ref('am.u'), cacheRead: sql.ref('am.cr'), cacheWrite5m: sql.ref('am.cw'), output: sql.ref('am.o') };
+
 /**
  * Coding-assistant per-person rows (spend_actor_metrics), per (provider, actor, tool, model): the
  * metered estimate prices their token classes like buckets (their one cache-write class at the
@@ -266,9 +248,8 @@ export async function actorRows(db: Executor, accountId: string, w: DayWindow): 
     r as (${rates(accountId, sql`select distinct provider, model, day from am where model <> ''`)}),
     priced as (
       select am.*, coalesce(r.resolved, true) as resolved,
-             case when am.has_classes and ${pricedWhen(sql`am.u`, sql`am.cr`, sql`am.cw`, sql`0`, sql`am.o`)}
-                  then (coalesce(am.u * r.ri, 0) + coalesce(am.cr * coalesce(r.rcr, r.ri), 0) + coalesce(am.cw * coalesce(r.rcw5, r.ri), 0)
-                        + coalesce(am.o * r.ro, 0)) * 0.0001 end as metered
+             case when am.has_classes and ${pricedSql(actorTokens, bookRates('r'), sql.ref('r.pri'))}
+                  then ${meteredCentsSql(actorTokens, bookRates('r'))} end as metered
         from am left join r on r.provider = am.provider and r.model = am.model and r.day = am.day
     )
     select provider, actor, tool, model, sum(total_tokens) as total_tokens, sum(sessions) as sessions, sum(requests) as requests,
