@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chunkDaysOf } from './vendors/index.js';
+import { chunkDaysOf, vendorClient } from './vendors/index.js';
 import { baseUrlOf, PROVIDERS, SPEND_PROVIDERS } from './providers.js';
 
 describe('provider registry', () => {
@@ -21,6 +21,13 @@ describe('provider registry', () => {
     assert.equal(baseUrlOf(spend, 'COPILOT', 'my-org'), 'https://g');
     assert.equal(baseUrlOf(spend, 'LITELLM', 'https://proxy'), 'https://proxy');
     assert.equal(baseUrlOf(spend, 'LITELLM', null), '');
+  });
+
+  it('has a client for every provider', () => {
+    for (const p of SPEND_PROVIDERS) {
+      const client = vendorClient(p, { baseUrl: 'https://example.test', adminKey: 'k', scope: 'org', timeoutMs: 1000, maxRetries: 0 });
+      assert.equal(typeof client, 'object', p);
+    }
   });
 
   it('names each vendor in lower case on the outbound-call metric', () => {

@@ -10,8 +10,11 @@ type ProviderEntry = {
   /** What the connection's scope means, for vendors that need one (named in the "needs a scope" message); null: no scope, stored null. */
   scopeMeaning: string | null;
   /** The operator's configured origin (`config.spend`), or null when the connection's scope is the origin (LiteLLM's proxy URL). */
-  baseUrlKey: 'anthropicBaseUrl' | 'openaiBaseUrl' | 'cursorBaseUrl' | 'githubBaseUrl' | null;
+  baseUrlKey: BaseUrlKey | null;
 };
+
+/** A configured vendor origin of `config.spend` (`APP_SPEND_<VENDOR>_BASE_URL`): the names derive from the configuration's type. */
+export type BaseUrlKey = Extract<keyof Config['spend'], `${string}BaseUrl`>;
 
 /**
  * The one registry of spend vendors. Every provider enum, list and per-vendor table of the module is

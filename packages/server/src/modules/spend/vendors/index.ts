@@ -9,20 +9,21 @@ import { PROVIDERS } from '../providers.js';
 
 export * from './types.js';
 
-/** The client for a provider (one small module per vendor; vendor-apis.md §1–5). */
+/**
+ * Each provider's client factory (one small module per vendor; vendor-apis.md §1–5). Keyed by the
+ * registry's providers: a provider without a client, or a client without a provider, fails the typecheck.
+ */
+const CLIENTS = {
+  ANTHROPIC: createAnthropicClient,
+  OPENAI: createOpenAiClient,
+  CURSOR: createCursorClient,
+  COPILOT: createCopilotClient,
+  LITELLM: createLiteLlmClient,
+} as const satisfies Record<keyof typeof PROVIDERS, (options: VendorClientOptions) => VendorClient>;
+
+/** The client for a provider. */
 export function vendorClient(provider: SpendProvider, options: VendorClientOptions): VendorClient {
-  switch (provider) {
-    case 'ANTHROPIC':
-      return createAnthropicClient(options);
-    case 'OPENAI':
-      return createOpenAiClient(options);
-    case 'CURSOR':
-      return createCursorClient(options);
-    case 'COPILOT':
-      return createCopilotClient(options);
-    case 'LITELLM':
-      return createLiteLlmClient(options);
-  }
+  return CLIENTS[provider](options);
 }
 
 /** Largest sync chunk per provider in days (contract §7.2: 31; Cursor 30; the registry's `chunkDays`). */
