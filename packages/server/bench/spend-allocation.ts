@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../src/platform/context.js';
-import type { SpendRulesTable, SpendUnitsTable } from '../src/platform/db/tables.js';
+import type { SpendRulesTable, SpendUnitsTable } from '../src/modules/spend/index.js';
 import { newId } from '../src/platform/ids.js';
 import type { Measured, Suite } from './harness.js';
 import { SPEND_ACTORS } from './spend-report.js';

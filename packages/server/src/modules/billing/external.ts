@@ -1,5 +1,5 @@
 import type { Tx } from '../../platform/db/database.js';
-import type { InvoiceStatus, InvoiceType } from '../../platform/db/tables.js';
+import type { InvoiceStatus, InvoiceType } from './tables.js';
 import { Money, type Decimal } from '../../platform/money.js';
 import * as catalogRepo from '../catalog/index.js';
 import { settleInvoice } from './invoices.js';

@@ -1,5 +1,5 @@
 import type { Tx } from '../../platform/db/database.js';
-import type { InvoiceStatus, InvoiceType } from '../../platform/db/tables.js';
+import type { InvoiceStatus, InvoiceType } from './tables.js';
 import { newId } from '../../platform/ids.js';
 import { Money, dec, type Decimal } from '../../platform/money.js';
 import { type PlanRow, computeGraduatedCost, fromStoredRuleValue } from '../catalog/index.js';

@@ -1,12 +1,9 @@
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import type { InvoiceItemsTable, InvoicesTable, ScheduledPlanChangesTable, SubscriptionsTable } from '../../platform/db/tables.js';
+import type { InvoiceItemRow, InvoiceRow, PlanChangeRow, SubscriptionRow } from './tables.js';
 import { toJsonb } from '../../platform/db/jsonb.js';
 
-export type SubscriptionRow = Selectable<SubscriptionsTable>;
-export type InvoiceRow = Selectable<InvoicesTable>;
-export type InvoiceItemRow = Selectable<InvoiceItemsTable>;
-export type PlanChangeRow = Selectable<ScheduledPlanChangesTable>;
+export type { SubscriptionRow, InvoiceRow, InvoiceItemRow, PlanChangeRow } from './tables.js';
 
 export const findSubscription = (db: Executor, accountId: string, id: string) =>
   db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();

@@ -1,11 +1,8 @@
-import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import type { FeaturesTable, PlanFeatureRulesTable, PlansTable } from '../../platform/db/tables.js';
+import type { FeatureRow, PlanRow, RuleRow } from './tables.js';
 import { toJsonb } from '../../platform/db/jsonb.js';
 
-export type FeatureRow = Selectable<FeaturesTable>;
-export type PlanRow = Selectable<PlansTable>;
-export type RuleRow = Selectable<PlanFeatureRulesTable>;
+export type { FeatureRow, PlanRow, RuleRow } from './tables.js';
 
 export const findFeature = (db: Executor, accountId: string, id: string) =>
   db.selectFrom('features').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();

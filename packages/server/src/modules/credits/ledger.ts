@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../platform/db/database.js';
-import type { GrantType, TransactionType } from '../../platform/db/tables.js';
+import type { GrantType, TransactionType } from './tables.js';
 import { AppError, conflict } from '../../platform/errors/app-error.js';
 import { toJsonb } from '../../platform/db/jsonb.js';
 import { newId } from '../../platform/ids.js';

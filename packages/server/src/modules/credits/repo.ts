@@ -1,21 +1,14 @@
-import type { Selectable } from 'kysely';
 import type { Jsonb } from '../../platform/db/jsonb.js';
 import type { Executor } from '../../platform/db/database.js';
 import type {
-  CreditGrantsTable,
-  CreditModelsTable,
-  CreditPoolLinksTable,
-  CreditPoolsTable,
-  CreditTransactionsTable,
-  PlanCreditAllocationsTable,
-} from '../../platform/db/tables.js';
+  AllocationRow,
+  GrantRow,
+  LinkRow,
+  ModelRow,
+  PoolRow,
+} from './tables.js';
 
-export type ModelRow = Selectable<CreditModelsTable>;
-export type AllocationRow = Selectable<PlanCreditAllocationsTable>;
-export type PoolRow = Selectable<CreditPoolsTable>;
-export type LinkRow = Selectable<CreditPoolLinksTable>;
-export type GrantRow = Selectable<CreditGrantsTable>;
-export type TransactionRow = Selectable<CreditTransactionsTable>;
+export type { ModelRow, AllocationRow, PoolRow, LinkRow, GrantRow, TransactionRow } from './tables.js';
 
 // Models
 

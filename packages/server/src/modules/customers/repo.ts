@@ -1,8 +1,7 @@
-import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import type { CustomersTable } from '../../platform/db/tables.js';
+import type { CustomerRow } from './tables.js';
 
-export type CustomerRow = Selectable<CustomersTable>;
+export type { CustomerRow } from './tables.js';
 
 export const findCustomerByRef = (db: Executor, accountId: string, ref: string) =>
   db.selectFrom('customers').selectAll().where('account_id', '=', accountId).where('customer_reference_id', '=', ref).executeTakeFirst();

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../platform/context.js';
-import type { CheckoutPurpose } from '../../platform/db/tables.js';
+import type { CheckoutPurpose } from './tables.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError, notFound } from '../../platform/errors/app-error.js';
 import { toPage } from '../../platform/http/pagination.js';

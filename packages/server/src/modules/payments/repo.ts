@@ -1,22 +1,15 @@
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type {
-  CheckoutSessionsTable,
-  CreditPurchasesTable,
-  ProcessorConnectionsTable,
-  ProcessorCustomersTable,
-  ProcessorMeterEventsTable,
-  ProcessorProductsTable,
-  ProcessorSubscriptionsTable,
-} from '../../platform/db/tables.js';
+  CheckoutSessionRow,
+  ConnectionRow,
+  CreditPurchaseRow,
+  ProcessorCustomerRow,
+  ProcessorProductRow,
+  ProcessorSubscriptionRow,
+} from './tables.js';
 
-export type ConnectionRow = Selectable<ProcessorConnectionsTable>;
-export type ProcessorCustomerRow = Selectable<ProcessorCustomersTable>;
-export type CheckoutSessionRow = Selectable<CheckoutSessionsTable>;
-export type CreditPurchaseRow = Selectable<CreditPurchasesTable>;
-export type ProcessorProductRow = Selectable<ProcessorProductsTable>;
-export type MeterEventRow = Selectable<ProcessorMeterEventsTable>;
-export type ProcessorSubscriptionRow = Selectable<ProcessorSubscriptionsTable>;
+export type { ConnectionRow, ProcessorCustomerRow, CheckoutSessionRow, CreditPurchaseRow, ProcessorProductRow, MeterEventRow, ProcessorSubscriptionRow } from './tables.js';
 
 // Connection
 

@@ -1,5 +1,5 @@
 import { isCurrencyCode } from '../../platform/currency.js';
-import type { StripeMode } from '../../platform/db/tables.js';
+import type { StripeMode } from './tables.js';
 import { dec, isDecimal, type Decimal } from '../../platform/money.js';
 import { normaliseCostConfig, toCostConfig, type CostConfig, type CostConfigInput } from './cost-config.js';
 import type { SettingsRow } from './repo.js';

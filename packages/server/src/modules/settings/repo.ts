@@ -1,9 +1,8 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import type { AccountAuditLogTable, AccountSettingsTable } from '../../platform/db/tables.js';
+import type { AccountAuditLogTable, AccountSettingsTable, AuditLogRow, SettingsRow } from './tables.js';
 
-export type SettingsRow = Selectable<AccountSettingsTable>;
-export type AuditLogRow = Selectable<AccountAuditLogTable>;
+export type { SettingsRow, AuditLogRow } from './tables.js';
 
 /** The account's stored settings, or undefined when it never saved any (the defaults apply). */
 export function findSettingsRow(db: Executor, accountId: string): Promise<SettingsRow | undefined> {

@@ -3,7 +3,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
 import { toJsonb } from '../../platform/db/jsonb.js';
-import type { StripeMode } from '../../platform/db/tables.js';
+import type { StripeMode } from './tables.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { invalid } from '../../platform/errors/app-error.js';
 import { newId } from '../../platform/ids.js';

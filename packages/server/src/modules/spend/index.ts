@@ -10,3 +10,5 @@ export { jobs } from './jobs.js';
 export { spendRoutes } from './routes.js';
 export { createConnection } from './connections/service.js';
 export { buildSeedRows } from './prices/seed.js';
+/** Table types bench/ inserts into (the owner's tables.ts, ADR 0031). */
+export type { SpendRulesTable, SpendUnitsTable } from './tables.js';

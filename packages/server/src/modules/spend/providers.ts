@@ -1,5 +1,5 @@
 import type { Config } from '../../config.js';
-import type { SpendProvider } from '../../platform/db/tables.js';
+import type { SpendProvider } from './tables.js';
 
 /** What the module needs to know of a vendor besides its client (vendors/<vendor>.ts). */
 type ProviderEntry = {

@@ -1,12 +1,11 @@
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Jsonb } from '../../platform/db/jsonb.js';
 import { arrayLiteral as arr } from '../../platform/db/array-literal.js';
 import type { Executor } from '../../platform/db/database.js';
-import type { UsageEventsTable } from '../../platform/db/tables.js';
+import type { UsageEventRow } from './tables.js';
 import { dec } from '../../platform/money.js';
 import { usageRecordedWanted } from './recorded.js';
 
-type UsageEventRow = Selectable<UsageEventsTable>;
 
 export type CheckContext = {
   customer_id: string;

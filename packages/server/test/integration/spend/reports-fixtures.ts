@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { TestService } from '../../harness.js';
-import type { SpendProvider } from '../../../src/platform/db/tables.js';
+import type { SpendProvider } from '../../../src/modules/spend/tables.js';
 import { newId } from '../../../src/platform/ids.js';
 
 /**

@@ -1,10 +1,10 @@
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
 import type { Jsonb } from '../../../platform/db/jsonb.js';
-import type { CreditReservationsTable } from '../../../platform/db/tables.js';
+import type { ReservationRow } from '../tables.js';
 import type { PoolRow } from '../repo.js';
 
-export type ReservationRow = Selectable<CreditReservationsTable>;
+export type { ReservationRow } from '../tables.js';
 
 export const findReservation = (db: Executor, accountId: string, id: string) =>
   db.selectFrom('credit_reservations').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();

@@ -1,9 +1,9 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
-import type { CreditPricesTable, CreditWeightsTable } from '../../../platform/db/tables.js';
+import type { CreditPricesTable, CreditWeightsTable, PriceRow } from '../tables.js';
 
 export type WeightRow = Selectable<CreditWeightsTable> & { feature_key: string };
-export type PriceRow = Selectable<CreditPricesTable>;
+export type { PriceRow } from '../tables.js';
 
 // The unique index is on coalesce(model, ''): filtering on the same expression lets it serve the query.
 const modelKey = sql<string>`coalesce(credit_weights.model, '')`;

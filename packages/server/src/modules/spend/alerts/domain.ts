@@ -1,4 +1,4 @@
-import type { SpendMonthlyMode } from '../../../platform/db/tables.js';
+import type { SpendMonthlyMode } from '../tables.js';
 import type { Decimal } from '../../../platform/money.js';
 import { budgetWindows, ceilingAlert, effectiveMonthlyCents, projectedAlert, spikeAlert, type AlertCandidate } from '../budgets/domain.js';
 import { addDays, dayOf } from '../reports/window.js';

@@ -1,8 +1,8 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Executor, Tx } from '../../../platform/db/database.js';
-import type { SpendAlertsTable } from '../../../platform/db/tables.js';
+import type { AlertRow, SpendAlertsTable } from '../tables.js';
 
-export type AlertRow = Selectable<SpendAlertsTable>;
+export type { AlertRow } from '../tables.js';
 
 /** Rows per INSERT statement (13 parameters each, well under PostgreSQL's 65,535). */
 const INSERT_CHUNK = 1000;

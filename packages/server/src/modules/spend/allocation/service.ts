@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../../platform/context.js';
 import type { Tx } from '../../../platform/db/database.js';
-import type { SpendProvider, SpendUnitType } from '../../../platform/db/tables.js';
+import type { SpendProvider, SpendUnitType } from '../tables.js';
 import { dec, type Decimal } from '../../../platform/money.js';
 import { bookRates, groupTokens, meteredCentsSql, pricedSql } from '../prices/cost.js';
 import type { VendorModel } from '../prices/service.js';

@@ -1,5 +1,5 @@
 import { invalid, invalidField } from '../../../platform/errors/app-error.js';
-import type { SpendMonthlyMode } from '../../../platform/db/tables.js';
+import type { SpendMonthlyMode } from '../tables.js';
 import { Decimal, dec } from '../../../platform/money.js';
 
 /**

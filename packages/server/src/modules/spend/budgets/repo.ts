@@ -1,8 +1,8 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
-import type { SpendBudgetsTable } from '../../../platform/db/tables.js';
+import type { BudgetRow, SpendBudgetsTable } from '../tables.js';
 
-export type BudgetRow = Selectable<SpendBudgetsTable>;
+export type { BudgetRow } from '../tables.js';
 
 export function findBudget(db: Executor, accountId: string, unitId: string): Promise<BudgetRow | undefined> {
   return db.selectFrom('spend_budgets').selectAll().where('account_id', '=', accountId).where('spend_unit_id', '=', unitId).executeTakeFirst();

@@ -1,5 +1,5 @@
 import { invalid } from '../../../platform/errors/app-error.js';
-import type { SpendProvider } from '../../../platform/db/tables.js';
+import type { SpendProvider } from '../tables.js';
 import { PROVIDERS } from '../providers.js';
 
 /** Connection rules (contract §7.2), pure. */

@@ -1,8 +1,8 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
-import type { SpendConnectionsTable, SpendProvider } from '../../../platform/db/tables.js';
+import type { ConnectionRow, SpendConnectionsTable, SpendProvider } from '../tables.js';
 
-export type ConnectionRow = Selectable<SpendConnectionsTable>;
+export type { ConnectionRow } from '../tables.js';
 
 /** A live (not deleted) connection of the account, or undefined. */
 export function findLiveConnection(db: Executor, accountId: string, id: string): Promise<ConnectionRow | undefined> {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { stringifyJson } from '../../../platform/http/json.js';
 import { dec, isDecimal, type Decimal } from '../../../platform/money.js';
-import type { SpendDeliveryChannel, SpendEventType } from '../../../platform/db/tables.js';
+import type { SpendDeliveryChannel, SpendEventType } from '../tables.js';
 import { dollarText } from '../budgets/domain.js';
 
 /**

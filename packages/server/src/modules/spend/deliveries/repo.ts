@@ -1,11 +1,10 @@
-import type { Selectable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
 import { toJsonb } from '../../../platform/db/jsonb.js';
-import type { SpendDeliveriesTable, SpendDeliveryChannel, SpendEventType } from '../../../platform/db/tables.js';
+import type { SpendDeliveryChannel, SpendDeliveryRow, SpendEventType } from '../tables.js';
 import { newId } from '../../../platform/ids.js';
 import { MAX_DELIVERY_ATTEMPTS } from './domain.js';
 
-export type SpendDeliveryRow = Selectable<SpendDeliveriesTable>;
+export type { SpendDeliveryRow } from '../tables.js';
 
 /** Outbox rows of one event, one per channel, PENDING and due now. */
 export function insertDeliveries(

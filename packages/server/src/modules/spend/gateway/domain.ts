@@ -1,4 +1,4 @@
-import type { SpendMatchKind, SpendMonthlyMode, SpendProvider } from '../../../platform/db/tables.js';
+import type { SpendMatchKind, SpendMonthlyMode, SpendProvider } from '../tables.js';
 import type { Decimal } from '../../../platform/money.js';
 import { effectiveMonthlyCents } from '../budgets/domain.js';
 import type { LiteLlmTarget } from '../vendors/litellm-budget.js';

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { minorUnits } from '../../../platform/currency.js';
-import type { SpendInvoiceLineKind } from '../../../platform/db/tables.js';
+import type { SpendInvoiceLineKind } from '../tables.js';
 import { dec, type Decimal } from '../../../platform/money.js';
 
 /**

@@ -1,9 +1,8 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
-import type { SpendInvoiceLinesTable, SpendInvoicesTable } from '../../../platform/db/tables.js';
+import type { InvoiceLineRow, InvoiceRow, SpendInvoiceLinesTable, SpendInvoicesTable } from '../tables.js';
 
-export type InvoiceRow = Selectable<SpendInvoicesTable>;
-export type InvoiceLineRow = Selectable<SpendInvoiceLinesTable>;
+export type { InvoiceRow, InvoiceLineRow } from '../tables.js';
 
 /** Lines per INSERT statement: 7 parameters each stays far below both drivers' parameter limit. */
 const LINES_PER_INSERT = 1000;

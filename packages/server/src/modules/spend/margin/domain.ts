@@ -1,4 +1,4 @@
-import type { SpendProvider } from '../../../platform/db/tables.js';
+import type { SpendProvider } from '../tables.js';
 import { dec, Decimal } from '../../../platform/money.js';
 import type { TariffSnapshot } from '../../credits/index.js';
 import { cacheRatesKnown, meteredCents, pricesEvery } from '../prices/cost.js';

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../../platform/context.js';
-import type { SpendProvider } from '../../../platform/db/tables.js';
+import type { SpendProvider } from '../tables.js';
 import { tariffAt, type PublishedBatch, type TariffWarning } from '../../credits/index.js';
 import { computeMargins, DEFAULT_TOKEN_MIX, type BookRate, type MarginReport, type MarginRow, type TokenMix } from './domain.js';
 import { currentPrices } from '../prices/service.js';

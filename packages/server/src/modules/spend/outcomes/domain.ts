@@ -1,4 +1,4 @@
-import type { SpendOutcomeKind } from '../../../platform/db/tables.js';
+import type { SpendOutcomeKind } from '../tables.js';
 import { invalidField } from '../../../platform/errors/app-error.js';
 
 /**

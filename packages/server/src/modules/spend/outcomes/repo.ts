@@ -1,9 +1,9 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
-import type { SpendOutcomeSourceName, SpendOutcomesTable } from '../../../platform/db/tables.js';
+import type { OutcomeRow, SpendOutcomeSourceName, SpendOutcomesTable } from '../tables.js';
 import type { PersonCandidate } from './domain.js';
 
-export type OutcomeRow = Selectable<SpendOutcomesTable>;
+export type { OutcomeRow } from '../tables.js';
 /** An outcome with the name of the unit it is attributed to. */
 export type OutcomeViewRow = OutcomeRow & { unit_name: string | null };
 

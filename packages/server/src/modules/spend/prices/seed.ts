@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { calcPrice, findProvider, type MatchLogic, type ModelInfo, type ModelPrice, type Provider } from '@pydantic/genai-prices';
-import type { SpendPriceSource, SpendProvider } from '../../../platform/db/tables.js';
+import type { SpendPriceSource, SpendProvider } from '../tables.js';
 import { dec, type Decimal } from '../../../platform/money.js';
 
 /**

@@ -2,7 +2,7 @@ import { sql, type Insertable } from 'kysely';
 import type { AppContext } from '../../../platform/context.js';
 import type { Db } from '../../../platform/db/database.js';
 import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../../platform/db/errors.js';
-import type { SpendPricesTable, SpendProvider } from '../../../platform/db/tables.js';
+import type { SpendPricesTable, SpendProvider } from '../tables.js';
 import { withTransaction } from '../../../platform/db/transaction.js';
 import { notFound } from '../../../platform/errors/app-error.js';
 import { newId } from '../../../platform/ids.js';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../../../platform/context.js';
 import type { Executor } from '../../../platform/db/database.js';
-import type { SpendProvider } from '../../../platform/db/tables.js';
+import type { SpendProvider } from '../tables.js';
 import { decimalOutput } from '../../../platform/http/decimal-schema.js';
 import { dec } from '../../../platform/money.js';
 import { inReportTransaction, pricedGroups, withResolvedNames } from './usage.js';

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AppContext } from '../../../platform/context.js';
 import type { Executor, Tx } from '../../../platform/db/database.js';
-import type { SpendProvider } from '../../../platform/db/tables.js';
+import type { SpendProvider } from '../tables.js';
 import { withTransaction } from '../../../platform/db/transaction.js';
 import { dec, type Decimal } from '../../../platform/money.js';
 import { bookRates, cacheRatesKnownSql, groupTokens, meteredCentsSql, pricedSql } from '../prices/cost.js';

@@ -1,8 +1,8 @@
-import type { Selectable, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
-import type { SpendSettingsTable } from '../../../platform/db/tables.js';
+import type { SpendSettingsRow, SpendSettingsTable } from '../tables.js';
 
-export type SpendSettingsRow = Selectable<SpendSettingsTable>;
+export type { SpendSettingsRow } from '../tables.js';
 
 export function findSpendSettingsRow(db: Executor, accountId: string): Promise<SpendSettingsRow | undefined> {
   return db.selectFrom('spend_settings').selectAll().where('account_id', '=', accountId).executeTakeFirst();

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
-import type { SpendProvider } from '../../../platform/db/tables.js';
+import type { SpendProvider } from '../tables.js';
 import type { Decimal } from '../../../platform/money.js';
 import type { ChunkRows } from './domain.js';
 import type { ActorMetricRow, CostRow, DayWindow, UsageRow } from '../vendors/types.js';

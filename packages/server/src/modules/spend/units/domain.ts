@@ -1,5 +1,5 @@
 import { invalid, invalidField } from '../../../platform/errors/app-error.js';
-import type { SpendUnitType } from '../../../platform/db/tables.js';
+import type { SpendUnitType } from '../tables.js';
 
 /**
  * Spend units and attribution rules (contract §7.4): the checks with the contract's messages, and

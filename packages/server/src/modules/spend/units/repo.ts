@@ -1,9 +1,8 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
-import type { SpendRulesTable, SpendUnitsTable } from '../../../platform/db/tables.js';
+import type { RuleRow, SpendRulesTable, SpendUnitsTable, UnitRow } from '../tables.js';
 
-export type UnitRow = Selectable<SpendUnitsTable>;
-export type RuleRow = Selectable<SpendRulesTable>;
+export type { UnitRow, RuleRow } from '../tables.js';
 
 /** Serialises edits of one account's unit tree (parent moves, deletes), so no two moves make a loop together. */
 export async function lockUnitTree(tx: Executor, accountId: string): Promise<void> {

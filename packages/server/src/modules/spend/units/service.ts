@@ -1,5 +1,5 @@
 import type { AppContext } from '../../../platform/context.js';
-import type { SpendMatchKind, SpendProvider } from '../../../platform/db/tables.js';
+import type { SpendMatchKind, SpendProvider } from '../tables.js';
 import { withTransaction } from '../../../platform/db/transaction.js';
 import { invalid, notFound } from '../../../platform/errors/app-error.js';
 import { newId } from '../../../platform/ids.js';

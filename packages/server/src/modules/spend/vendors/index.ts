@@ -1,4 +1,4 @@
-import type { SpendProvider } from '../../../platform/db/tables.js';
+import type { SpendProvider } from '../tables.js';
 import { createAnthropicClient } from './anthropic.js';
 import { createCopilotClient } from './copilot.js';
 import { createCursorClient } from './cursor.js';

@@ -1,5 +1,5 @@
 import type { Decimal } from '../../../platform/money.js';
-import type { SpendProvider } from '../../../platform/db/tables.js';
+import type { SpendProvider } from '../tables.js';
 
 /**
  * What every vendor client returns, in one internal shape (contract §7, vendor-apis.md §1–5).

@@ -1,4 +1,4 @@
-import type { SpendOutcomeSourceKind } from '../../../../platform/db/tables.js';
+import type { SpendOutcomeSourceKind } from '../../tables.js';
 import { invalid, invalidField } from '../../../../platform/errors/app-error.js';
 
 /** Outcome-source rules (contract §7.7), pure. */

@@ -1,8 +1,8 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from '../../../../platform/db/database.js';
-import type { SpendOutcomeSourcesTable } from '../../../../platform/db/tables.js';
+import type { SourceRow, SpendOutcomeSourcesTable } from '../../tables.js';
 
-export type SourceRow = Selectable<SpendOutcomeSourcesTable>;
+export type { SourceRow } from '../../tables.js';
 
 export function listSources(db: Executor, accountId: string): Promise<SourceRow[]> {
   return db.selectFrom('spend_outcome_sources').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
