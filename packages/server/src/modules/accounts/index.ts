@@ -2,7 +2,6 @@
  * Face of the accounts module: what app.ts, runtime.ts, scripts and other modules may use.
  * Everything else under accounts/ is private to it (enforced by the module-boundaries lint rule).
  */
-export { accountExists, findAccountName } from './repo.js';
 export { accountRoutes } from './routes.js';
 export {
   customerKeyEnvironment,
@@ -21,7 +20,9 @@ export {
   type PortalSession,
 } from './portal-sessions.js';
 export {
+  accountExists,
   createAccount,
+  findAccountName,
   purgeStaleLoginThrottles,
   resolveAdminToken,
   resolveApiKey,

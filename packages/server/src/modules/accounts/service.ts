@@ -1,6 +1,7 @@
 import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/database.js';
 import { AppError, invalid, notFound } from '../../platform/errors/app-error.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
@@ -163,3 +164,9 @@ export async function seedDevAccount(ctx: AppContext) {
 export function purgeStaleLoginThrottles(ctx: AppContext, now: Date) {
   return repo.deleteStaleThrottleRows(ctx.db, now);
 }
+
+/** The account's display name, null for an unknown account (the public pricing document and the portal name the seller by it). */
+export const findAccountName = (db: Executor, accountId: string) => repo.findAccountName(db, accountId);
+
+/** Whether the account exists (the processor's webhook names one in its path). */
+export const accountExists = (db: Executor, accountId: string) => repo.accountExists(db, accountId);

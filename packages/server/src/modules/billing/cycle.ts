@@ -3,7 +3,7 @@ import type { Tx } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { JobItems } from '../../platform/jobs/items.js';
 import type { Job } from '../../platform/jobs/scheduler.js';
-import * as catalogRepo from '../catalog/index.js';
+import * as catalog from '../catalog/index.js';
 import { basePriceLine, finaliseInvoice, raiseInvoice, usageLines } from './invoicing.js';
 import { onPeriodPaid, onSubscriptionEnded } from './lifecycle.js';
 import { computeNextPeriod } from './periods.js';
@@ -55,7 +55,7 @@ async function applyDowngrade(tx: Tx, accountId: string, changeId: string, subsc
 async function endCancelledSubscription(tx: Tx, accountId: string, subscriptionId: string, now: Date) {
   const subscription = await repo.lockSubscription(tx, accountId, subscriptionId);
   if (!subscription || !subscription.is_active || !subscription.cancel_effective_at || subscription.cancel_effective_at > now) return;
-  const plan = (await catalogRepo.findPlan(tx, accountId, subscription.plan_id))!;
+  const plan = (await catalog.findPlan(tx, accountId, subscription.plan_id))!;
   const closed = { start: subscription.current_period_start, end: subscription.current_period_end };
   await closePeriod(tx, subscription, plan, closed, now, { nextPeriod: null });
   const ended = await repo.updateSubscription(tx, { ...subscription, is_active: false, ended_at: subscription.cancel_effective_at, modified_at: now });
@@ -72,7 +72,7 @@ async function rollOver(tx: Tx, accountId: string, subscriptionId: string, now: 
   while (subscription && subscription.is_active && subscription.current_period_end <= now) {
     if (subscription.cancel_effective_at && subscription.cancel_effective_at <= subscription.current_period_end) return;
     if (await repo.hasPastDue(tx, accountId, subscription.id)) return;
-    const plan = (await catalogRepo.findPlan(tx, accountId, subscription.plan_id))!;
+    const plan = (await catalog.findPlan(tx, accountId, subscription.plan_id))!;
     const closed = { start: subscription.current_period_start, end: subscription.current_period_end };
     const next = computeNextPeriod(closed.end, plan.interval_months!, subscription.billing_anchor_day);
     await closePeriod(tx, subscription, plan, closed, now, { nextPeriod: next });
@@ -84,7 +84,7 @@ async function rollOver(tx: Tx, accountId: string, subscriptionId: string, now: 
 async function closePeriod(
   tx: Tx,
   subscription: repo.SubscriptionRow,
-  plan: catalogRepo.PlanRow,
+  plan: catalog.Plan,
   closed: { start: Date; end: Date },
   now: Date,
   options: { nextPeriod: { start: Date; end: Date } | null },

@@ -1,5 +1,5 @@
 import { defineDomainEvent } from '../../platform/hooks.js';
-import type { PlanRow } from '../catalog/index.js';
+import type { Plan } from '../catalog/index.js';
 import type { SubscriptionRow } from './repo.js';
 
 /**
@@ -9,7 +9,7 @@ import type { SubscriptionRow } from './repo.js';
  */
 
 /** A period of the subscription has started and is paid for (or free): its credits are due. */
-export type PeriodPaid = { subscription: SubscriptionRow; plan: PlanRow; period: { start: Date; end: Date }; now: Date };
+export type PeriodPaid = { subscription: SubscriptionRow; plan: Plan; period: { start: Date; end: Date }; now: Date };
 export const periodPaid = defineDomainEvent<PeriodPaid>('billing.period_paid');
 
 /** The subscription ended (cancelled now or at period end). */
@@ -17,5 +17,5 @@ export type SubscriptionEnded = { subscription: SubscriptionRow; now: Date };
 export const subscriptionEnded = defineDomainEvent<SubscriptionEnded>('billing.subscription_ended');
 
 /** The subscription moved to another plan now (an upgrade; `changeId` identifies the change). */
-export type PlanChanged = { subscription: SubscriptionRow; from: PlanRow; to: PlanRow; changeId: string; now: Date };
+export type PlanChanged = { subscription: SubscriptionRow; from: Plan; to: Plan; changeId: string; now: Date };
 export const planChanged = defineDomainEvent<PlanChanged>('billing.plan_changed');

@@ -1,7 +1,7 @@
 import type { Tx } from '../../platform/db/database.js';
 import type { InvoiceStatus, InvoiceType } from './tables.js';
 import { Money, type Decimal } from '../../platform/money.js';
-import * as catalogRepo from '../catalog/index.js';
+import * as catalog from '../catalog/index.js';
 import { settleInvoice } from './invoices.js';
 import { raiseInvoice, type InvoiceLine } from './invoicing.js';
 import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
@@ -39,7 +39,7 @@ type StartExternalSubscription = {
 export async function startExternalSubscription(tx: Tx, input: StartExternalSubscription): Promise<repo.SubscriptionRow> {
   const existing = await repo.lockSubscription(tx, input.accountId, input.id);
   if (existing) return syncExternalSubscription(tx, existing, input.state, input.now);
-  const plan = (await catalogRepo.findPlan(tx, input.accountId, input.planId))!;
+  const plan = (await catalog.findPlan(tx, input.accountId, input.planId))!;
   const period = input.state.period ?? computeInitialPeriod(input.now, plan.interval_months!);
   const subscription = await repo.insertSubscription(tx, {
     id: input.id,
@@ -107,7 +107,7 @@ async function syncExternalSubscription(tx: Tx, subscription: repo.SubscriptionR
     modified_at: now,
   });
   next = await applyPlanChange(tx, next, state.planId ?? null, { periodStarted: advanced }, now);
-  const plan = (await catalogRepo.findPlan(tx, next.account_id, next.plan_id))!;
+  const plan = (await catalog.findPlan(tx, next.account_id, next.plan_id))!;
   if (activating || (advanced && next.is_active)) await onPeriodPaid(tx, next, plan, period, now);
   return next;
 }
@@ -123,8 +123,8 @@ async function applyPlanChange(tx: Tx, subscription: repo.SubscriptionRow, bille
   const change = await repo.findPendingChange(tx, subscription.account_id, subscription.id);
   if (!change || change.to_plan_id !== billedPlanId) return subscription;
   if (change.type === 'DOWNGRADE' && !(when.periodStarted && change.effective_at <= subscription.current_period_start)) return subscription;
-  const from = (await catalogRepo.findPlan(tx, subscription.account_id, subscription.plan_id))!;
-  const to = (await catalogRepo.findPlan(tx, subscription.account_id, change.to_plan_id))!;
+  const from = (await catalog.findPlan(tx, subscription.account_id, subscription.plan_id))!;
+  const to = (await catalog.findPlan(tx, subscription.account_id, change.to_plan_id))!;
   const swapped = await repo.updateSubscription(tx, { ...subscription, plan_id: to.id, modified_at: now });
   await repo.setPlanChangeStatus(tx, subscription.account_id, change.id, 'COMPLETED');
   if (change.type === 'UPGRADE') await onPlanChanged(tx, swapped, from, to, change.id, now);

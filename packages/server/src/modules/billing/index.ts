@@ -6,10 +6,7 @@ export { billingJobs as jobs } from './cycle.js';
 export * as billingEvents from './events.js';
 export { registerHooks } from './hooks.js';
 export { computeNextPeriod, projectEndOfPeriod } from './periods.js';
-export { findInvoice, findSubscription, listCustomerSubscriptions, type SubscriptionRow } from './repo.js';
 export { billingAdminRoutes, billingClientRoutes } from './routes.js';
-export { subscribeInTransaction } from './subscriptions.js';
-export { findFirstDueInvoice, settleInvoice } from './invoices.js';
 export {
   changeAtProcessor,
   checkSubscribePayment,
@@ -28,7 +25,19 @@ export {
   startExternalSubscription,
   type ExternalState,
 } from './external.js';
-export { lockSubscription } from './repo.js';
-export type { InvoiceRow } from './repo.js';
-export { cancelSubscription, changePlan, subscribe } from './subscriptions.js';
-export { listCustomerInvoicePage, markInvoicePaid } from './invoices.js';
+export {
+  cancelSubscription,
+  changePlan,
+  findFirstDueInvoice,
+  findInvoice,
+  findSubscription,
+  listCustomerInvoicePage,
+  listCustomerSubscriptions,
+  lockSubscription,
+  markInvoicePaid,
+  settleInvoice,
+  subscribe,
+  subscribeInTransaction,
+  type Invoice,
+  type Subscription,
+} from './service.js';

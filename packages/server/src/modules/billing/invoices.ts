@@ -4,7 +4,7 @@ import type { Executor, Tx } from '../../platform/db/database.js';
 import { conflict, invalid, notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
-import * as catalogRepo from '../catalog/index.js';
+import * as catalog from '../catalog/index.js';
 import { resolveCallerCustomer } from '../customers/index.js';
 import { getAccountSettings } from '../settings/index.js';
 import { onPeriodPaid } from './lifecycle.js';
@@ -49,7 +49,7 @@ export async function settleInvoice(tx: Tx, accountId: string, invoiceId: string
   let next = subscription;
   if (invoice.type === 'IN_ADVANCE_INITIAL' && !subscription.is_active && !subscription.ended_at && !subscription.cancelled_at) {
     next = await repo.updateSubscription(tx, { ...subscription, is_active: true, modified_at: now });
-    const plan = (await catalogRepo.findPlan(tx, accountId, subscription.plan_id))!;
+    const plan = (await catalog.findPlan(tx, accountId, subscription.plan_id))!;
     await onPeriodPaid(tx, next, plan, { start: subscription.current_period_start, end: subscription.current_period_end }, now);
   }
   if (invoice.status === 'PAST_DUE' && next.entitlements_revoked && !(await repo.hasPastDue(tx, accountId, subscription.id))) {

@@ -2,8 +2,8 @@ import type { Tx } from '../../platform/db/database.js';
 import type { InvoiceStatus, InvoiceType } from './tables.js';
 import { newId } from '../../platform/ids.js';
 import { Money, dec, type Decimal } from '../../platform/money.js';
-import { type PlanRow, computeGraduatedCost, fromStoredRuleValue } from '../catalog/index.js';
-import * as catalogRepo from '../catalog/index.js';
+import { type Plan, computeGraduatedCost, fromStoredRuleValue } from '../catalog/index.js';
+import * as catalog from '../catalog/index.js';
 import * as repo from './repo.js';
 
 export type InvoiceLine = { description: string; amount: Decimal; featureId?: string | null };
@@ -81,7 +81,7 @@ async function insertLines(tx: Tx, invoice: repo.InvoiceRow, lines: RoundedLine[
   return items;
 }
 
-export function basePriceLine(plan: PlanRow): InvoiceLine {
+export function basePriceLine(plan: Plan): InvoiceLine {
   return { description: `Plan base price: ${plan.name ?? plan.key}`, amount: dec(plan.price_amount ?? '0') };
 }
 
@@ -95,7 +95,7 @@ export async function usageLines(tx: Tx, subscription: repo.SubscriptionRow, per
   for (const c of counters) {
     const used = dec(c.used);
     if (used.isZero()) continue;
-    const rule = await catalogRepo.findRule(tx, subscription.account_id, subscription.plan_id, c.feature_id);
+    const rule = await catalog.findRule(tx, subscription.account_id, subscription.plan_id, c.feature_id);
     const pricing = rule ? fromStoredRuleValue(rule.value).pricing : null;
     const graduated = pricing?.model === 'graduated' && pricing.tiers;
     const amount = graduated ? computeGraduatedCost(pricing.tiers!, used) : dec(c.revenue);

@@ -1,5 +1,5 @@
 import type { Tx } from '../../platform/db/database.js';
-import type { PlanRow } from '../catalog/index.js';
+import type { Plan } from '../catalog/index.js';
 import { periodPaid, planChanged, subscriptionEnded } from './events.js';
 import type { SubscriptionRow } from './repo.js';
 
@@ -8,7 +8,7 @@ import type { SubscriptionRow } from './repo.js';
  * transaction and they emit billing's domain events (events.ts) to whichever modules subscribed
  * at startup (credits grants, claws back and tops up credits). Billing imports none of them.
  */
-export function onPeriodPaid(tx: Tx, subscription: SubscriptionRow, plan: PlanRow, period: { start: Date; end: Date }, now: Date): Promise<void> {
+export function onPeriodPaid(tx: Tx, subscription: SubscriptionRow, plan: Plan, period: { start: Date; end: Date }, now: Date): Promise<void> {
   return periodPaid.emit(tx, { subscription, plan, period, now });
 }
 
@@ -16,6 +16,6 @@ export function onSubscriptionEnded(tx: Tx, subscription: SubscriptionRow, now: 
   return subscriptionEnded.emit(tx, { subscription, now });
 }
 
-export function onPlanChanged(tx: Tx, subscription: SubscriptionRow, from: PlanRow, to: PlanRow, changeId: string, now: Date): Promise<void> {
+export function onPlanChanged(tx: Tx, subscription: SubscriptionRow, from: Plan, to: Plan, changeId: string, now: Date): Promise<void> {
   return planChanged.emit(tx, { subscription, from, to, changeId, now });
 }

@@ -2,8 +2,8 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { defineExtension } from '../../platform/hooks.js';
-import type { PlanRow } from '../catalog/index.js';
-import type { CustomerRow } from '../customers/index.js';
+import type { Plan } from '../catalog/index.js';
+import type { Customer } from '../customers/index.js';
 import type { InvoiceRow, SubscriptionRow } from './repo.js';
 
 /**
@@ -12,7 +12,7 @@ import type { InvoiceRow, SubscriptionRow } from './repo.js';
  * (or with the processor mode NONE) a paid in-advance subscription waits DUE for mark-paid.
  */
 
-export type SubscribePayment = { plan: PlanRow; customer: CustomerRow; paymentMethodId: string | undefined };
+export type SubscribePayment = { plan: Plan; customer: Customer; paymentMethodId: string | undefined };
 
 /**
  * Runs inside the subscribe transaction once the plan and customer are known, before anything is
@@ -64,8 +64,8 @@ export const subscribeThroughProcessor = defineExtension(
 export type ProcessorChange =
   | { kind: 'cancel'; mode: 'END_OF_PERIOD' | 'IMMEDIATE' }
   | { kind: 'undo_cancel' }
-  | { kind: 'plan_change'; changeId: string; changeType: 'UPGRADE' | 'DOWNGRADE'; toPlan: PlanRow }
-  | { kind: 'undo_plan_change'; plan: PlanRow };
+  | { kind: 'plan_change'; changeId: string; changeType: 'UPGRADE' | 'DOWNGRADE'; toPlan: Plan }
+  | { kind: 'undo_plan_change'; plan: Plan };
 
 /**
  * Whether the processor drives this subscription (PROCESSOR_INTEGRATION, and the subscription is one

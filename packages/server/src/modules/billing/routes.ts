@@ -7,8 +7,6 @@ import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { RefParamsSchema } from '../customers/index.js';
-import * as invoices from './invoices.js';
-import { getBillingOverview } from './overview.js';
 import {
   BillingOverviewSchema,
   CancelQuerySchema,
@@ -20,7 +18,7 @@ import {
   SubscriptionIdParamsSchema,
   SubscriptionSchema,
 } from './schema.js';
-import * as subscriptions from './subscriptions.js';
+import * as service from './service.js';
 
 const tags = ['Subscriptions and billing'];
 
@@ -31,13 +29,13 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(`${base}/subscriptions`, {
       config: { customerKey: 'purchase' },
       schema: { tags, operationId: 'createSubscription', summary: 'Subscribe a customer to an ACTIVE plan (a DUE invoice is raised for paid plans)', description: 'planId (uuid or key) or planKey is required. customerReferenceId is required with a tenant key; with a customer key it may be omitted, and another customer\'s reference is 403. Only ACTIVE plans accept subscriptions (400 otherwise).', body: SubscribeRequestSchema, response: { 201: envelopeSchema(SubscribeResultSchema) } },
-    }, async (request, reply) => reply.code(201).send(ok(await subscriptions.subscribe(ctx, principalOf(request), request.body, { returnBaseUrl: publicBaseUrl(ctx.config.publicBaseUrl, request) }))));
+    }, async (request, reply) => reply.code(201).send(ok(await service.subscribe(ctx, principalOf(request), request.body, { returnBaseUrl: publicBaseUrl(ctx.config.publicBaseUrl, request) }))));
 
     app.post(`${base}/subscriptions/cancellation/:subscriptionId`, {
       config: { customerKey: 'read' },
       schema: { tags, operationId: 'cancelSubscription', summary: 'Cancel at period end (default) or immediately', params: SubscriptionIdParamsSchema, querystring: CancelQuerySchema, response: { 200: emptyEnvelopeSchema } },
     }, async (request) => {
-      await subscriptions.cancelSubscription(ctx, principalOf(request), request.params.subscriptionId, request.query.cancelMode);
+      await service.cancelSubscription(ctx, principalOf(request), request.params.subscriptionId, request.query.cancelMode);
       return okEmpty();
     });
 
@@ -45,31 +43,31 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { customerKey: 'read' },
       schema: { tags, operationId: 'undoSubscriptionCancellation', summary: 'Undo a scheduled end-of-period cancellation', params: SubscriptionIdParamsSchema, response: { 200: emptyEnvelopeSchema } },
     }, async (request) => {
-      await subscriptions.undoScheduledCancellation(ctx, principalOf(request), request.params.subscriptionId);
+      await service.undoScheduledCancellation(ctx, principalOf(request), request.params.subscriptionId);
       return okEmpty();
     });
 
     app.post(`${base}/subscriptions/:subscriptionId/plan-change`, {
       config: { customerKey: 'purchase' },
       schema: { tags, operationId: 'changeSubscriptionPlan', summary: 'Upgrade now (prorated) or downgrade at period end', params: SubscriptionIdParamsSchema, body: PlanChangeRequestSchema, response: { 200: envelopeSchema(z.object({ subscription: SubscriptionSchema.nullable(), invoice: InvoiceSchema.nullable() })) } },
-    }, async (request) => ok(await subscriptions.changePlan(ctx, principalOf(request), request.params.subscriptionId, request.body)));
+    }, async (request) => ok(await service.changePlan(ctx, principalOf(request), request.params.subscriptionId, request.body)));
 
     app.delete(`${base}/subscriptions/:subscriptionId/plan-change/scheduled`, {
       config: { customerKey: 'read' },
       schema: { tags, operationId: 'cancelScheduledPlanChange', summary: 'Cancel a pending scheduled plan change', params: SubscriptionIdParamsSchema, response: { 200: emptyEnvelopeSchema } },
     }, async (request) => {
-      await subscriptions.cancelScheduledPlanChange(ctx, principalOf(request), request.params.subscriptionId);
+      await service.cancelScheduledPlanChange(ctx, principalOf(request), request.params.subscriptionId);
       return okEmpty();
     });
 
     app.get(`${base}/billing/invoices/:ref`, {
       config: { portal: 'read' },
       schema: { tags, operationId: 'listCustomerInvoices', summary: "A customer's invoices, newest first", description: 'Tenant key; also a customer portal token for its own customer (ADR 0025; another reference is 403). Customer keys: 403.', params: RefParamsSchema, querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(InvoiceSchema)) } },
-    }, async (request) => ok(await invoices.listCustomerInvoicePage(ctx, principalOf(request), request.params.ref, request.query)));
+    }, async (request) => ok(await service.listCustomerInvoicePage(ctx, principalOf(request), request.params.ref, request.query)));
 
     app.post(`${base}/billing/invoices/:invoiceId/mark-paid`, {
       schema: { tags, operationId: 'markInvoicePaid', summary: 'Settle a DUE invoice (no payment processor connected)', params: InvoiceIdParamsSchema, response: { 200: envelopeSchema(InvoiceSchema) } },
-    }, async (request) => ok(await invoices.markInvoicePaid(ctx, accountIdOf(request), request.params.invoiceId)));
+    }, async (request) => ok(await service.markInvoicePaid(ctx, accountIdOf(request), request.params.invoiceId)));
   };
 }
 
@@ -81,18 +79,18 @@ export function billingAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     const base = '/api/v1/monetization';
     app.get(`${base}/billing/invoices`, {
       schema: { tags: adminTags, operationId: 'listInvoices', summary: 'Invoices of the account, newest first', querystring: z.object({ onlyDue: queryBoolean.optional(), customerId: z.uuid().optional() }), response: { 200: envelopeSchema(z.array(InvoiceSchema)) } },
-    }, async (request) => ok(await invoices.listAccountInvoices(ctx, accountIdOf(request), request.query)));
+    }, async (request) => ok(await service.listAccountInvoices(ctx, accountIdOf(request), request.query)));
     app.get(`${base}/billing/invoices/:invoiceId`, {
       schema: { tags: adminTags, operationId: 'getInvoice', summary: 'An invoice with its lines', params: InvoiceIdParamsSchema, response: { 200: envelopeSchema(InvoiceSchema) } },
-    }, async (request) => ok(await invoices.getInvoice(ctx, accountIdOf(request), request.params.invoiceId)));
+    }, async (request) => ok(await service.getInvoice(ctx, accountIdOf(request), request.params.invoiceId)));
     app.patch(`${base}/billing/invoices/:invoiceId`, {
       schema: { tags: adminTags, operationId: 'markInvoicePaidAdmin', summary: 'Mark an invoice paid', params: InvoiceIdParamsSchema, response: { 200: envelopeSchema(InvoiceSchema) } },
-    }, async (request) => ok(await invoices.markInvoicePaid(ctx, accountIdOf(request), request.params.invoiceId)));
+    }, async (request) => ok(await service.markInvoicePaid(ctx, accountIdOf(request), request.params.invoiceId)));
     app.get(`${base}/billing/overview`, {
       schema: { tags: adminTags, operationId: 'getBillingOverview', summary: 'Subscriptions that bill, MRR from plan prices and invoices past due, per currency (the console overview)', response: { 200: envelopeSchema(BillingOverviewSchema) } },
-    }, async (request) => ok(await getBillingOverview(ctx, accountIdOf(request))));
+    }, async (request) => ok(await service.getBillingOverview(ctx, accountIdOf(request))));
     app.get(`${base}/subscriptions/:subscriptionId`, {
       schema: { tags: adminTags, operationId: 'getSubscription', summary: 'A subscription', params: SubscriptionIdParamsSchema, response: { 200: envelopeSchema(SubscriptionSchema) } },
-    }, async (request) => ok(await subscriptions.getSubscriptionView(ctx, accountIdOf(request), request.params.subscriptionId)));
+    }, async (request) => ok(await service.getSubscriptionView(ctx, accountIdOf(request), request.params.subscriptionId)));
   };
 }

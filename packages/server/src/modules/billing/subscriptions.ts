@@ -5,9 +5,9 @@ import { AppError, invalid, notFound } from '../../platform/errors/app-error.js'
 import type { Principal } from '../../platform/http/principal.js';
 import { isUuid, newId } from '../../platform/ids.js';
 import { Money, dec } from '../../platform/money.js';
-import * as catalogRepo from '../catalog/index.js';
-import type { PlanRow } from '../catalog/index.js';
-import { resolveCallerCustomer, type CustomerRow } from '../customers/index.js';
+import * as catalog from '../catalog/index.js';
+import type { Plan } from '../catalog/index.js';
+import { resolveCallerCustomer, type Customer } from '../customers/index.js';
 import { basePriceLine, raiseInvoice } from './invoicing.js';
 import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
 import { changeAtProcessor, checkSubscribePayment, collectInitialPayment, processorDrivesSubscription, subscribeThroughProcessor } from './payment-slots.js';
@@ -19,12 +19,12 @@ import { toInvoiceViews, toSubscriptionView } from './views.js';
 const DEFAULT_GRACE_DAYS = 3;
 
 async function findPlanByIdOrKey(tx: Tx, accountId: string, idOrKey: string) {
-  const plan = isUuid(idOrKey) ? await catalogRepo.findPlan(tx, accountId, idOrKey) : await catalogRepo.findPlanByKey(tx, accountId, idOrKey);
+  const plan = isUuid(idOrKey) ? await catalog.findPlan(tx, accountId, idOrKey) : await catalog.findPlanByKey(tx, accountId, idOrKey);
   if (!plan) throw notFound(`Plan not found: ${idOrKey}`);
   return plan;
 }
 
-function requireActivePlan(plan: PlanRow) {
+function requireActivePlan(plan: Plan) {
   if (plan.status !== 'ACTIVE') {
     throw invalid(`Cannot subscribe to plan: status is ${plan.status}, only ACTIVE plans accept subscriptions`);
   }
@@ -32,8 +32,8 @@ function requireActivePlan(plan: PlanRow) {
 
 type SubscribeInTransactionInput = {
   accountId: string;
-  customer: CustomerRow;
-  plan: PlanRow;
+  customer: Customer;
+  plan: Plan;
   /** Days an unpaid invoice may stay DUE before the subscription goes past due (default 3). */
   gracePeriodDays?: number | undefined;
   /**
@@ -195,7 +195,7 @@ export async function cancelSubscription(ctx: AppContext, principal: Principal, 
       await repo.updateSubscription(tx, { ...subscription, cancel_mode: mode, cancel_effective_at: subscription.current_period_end, cancelled_at: now, modified_at: now });
       return false;
     }
-    const plan = (await catalogRepo.findPlan(tx, principal.accountId, subscription.plan_id))!;
+    const plan = (await catalog.findPlan(tx, principal.accountId, subscription.plan_id))!;
     for (const open of await repo.lockOpenInvoices(tx, principal.accountId, subscription.id)) {
       await repo.updateInvoice(tx, { ...open, status: 'VOID', modified_at: now });
     }
@@ -257,7 +257,7 @@ export async function changePlan(ctx: AppContext, principal: Principal, subscrip
   const result = await withTransaction(ctx.db, async (tx) => {
     const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
     if (!subscription.is_active || subscription.ended_at) throw invalid('Only an active subscription can change plan');
-    const from = (await catalogRepo.findPlan(tx, principal.accountId, subscription.plan_id))!;
+    const from = (await catalog.findPlan(tx, principal.accountId, subscription.plan_id))!;
     const to = await findPlanByIdOrKey(tx, principal.accountId, input.changeToPlanId);
     if (to.id === from.id) throw invalid(`Cannot ${input.changeType.toLowerCase()} to the same plan`);
     if (to.status !== 'ACTIVE') throw invalid(`Cannot change to plan: status is ${to.status}, only ACTIVE plans accept subscriptions`);
@@ -328,7 +328,7 @@ export async function cancelScheduledPlanChange(ctx: AppContext, principal: Prin
     const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
     const pending = await repo.findPendingChange(tx, principal.accountId, subscriptionId);
     if (pending && (await processorDrivesSubscription.call(tx, principal.accountId, subscriptionId))) {
-      return (await catalogRepo.findPlan(tx, principal.accountId, subscription.plan_id))!;
+      return (await catalog.findPlan(tx, principal.accountId, subscription.plan_id))!;
     }
     await repo.cancelPendingChanges(tx, principal.accountId, subscriptionId);
     return null;

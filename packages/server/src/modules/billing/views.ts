@@ -1,6 +1,6 @@
 import type { Executor } from '../../platform/db/database.js';
 import { dec } from '../../platform/money.js';
-import * as catalogRepo from '../catalog/index.js';
+import * as catalog from '../catalog/index.js';
 import { toPlan } from '../catalog/index.js';
 import { getCustomerById, toAdminCustomer } from '../customers/index.js';
 import * as repo from './repo.js';
@@ -30,7 +30,7 @@ function toPlanChange(row: repo.PlanChangeRow) {
 /** The Subscription object of the contract, with its plan and customer nested. */
 export async function toSubscriptionView(db: Executor, row: repo.SubscriptionRow) {
   const [plan, customer, change] = await Promise.all([
-    catalogRepo.findPlan(db, row.account_id, row.plan_id),
+    catalog.findPlan(db, row.account_id, row.plan_id),
     getCustomerById(db, row.account_id, row.customer_id),
     repo.findPendingChange(db, row.account_id, row.id),
   ]);

@@ -3,7 +3,6 @@
  * Other modules and app.ts import only from here; everything else under catalog/ is private.
  */
 export { planCreditAllocations } from './extensions.js';
-export { findFeature, findFeatureByKey, findPlan, findPlanByKey, findRule, listActivePlans, listRulesOfPlans, type PlanRow, type RuleRow } from './repo.js';
 export {
   computeCost,
   computeGraduatedCost,
@@ -19,13 +18,22 @@ export {
   createRule,
   deleteRule,
   ensureFeatureForEvent,
+  findFeature,
+  findFeatureByKey,
+  findPlan,
+  findPlanByKey,
+  findRule,
   getPlanWithFeatures,
   getRuleView,
+  listActivePlans,
+  listRulesOfPlans,
   toFeature,
   toPlan,
   updateFeature,
   updatePlan,
   updateRule,
+  type Plan,
+  type PlanRule,
 } from './service.js';
 export { FeatureCreateSchema, FeatureUpdateSchema, PlanCreateSchema, PlanUpdateSchema, RuleRequestSchema } from './schema.js';
 export { getFeatureByKey, listActiveCatalogItems, listAllFeatures, listAllPlans } from './catalog-view.js';

@@ -140,3 +140,21 @@ export const updateRule = (db: Executor, row: RuleRow) =>
 
 export const deleteRule = (db: Executor, accountId: string, id: string) =>
   db.deleteFrom('plan_feature_rules').where('account_id', '=', accountId).where('id', '=', id).execute();
+
+/** Inserts the feature an event names unless the account has that key already (race-safe). */
+export const insertFeatureIfAbsent = (db: Executor, row: FeatureRow) =>
+  db
+    .insertInto('features')
+    .values({ ...row, metadata: toJsonb(row.metadata) })
+    .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
+    .execute();
+
+/** The name and denomination of a rule's credit model (credits owns the table; the rule view shows them). */
+export const findCreditModelLabel = (db: Executor, accountId: string, creditModelId: string) =>
+  db.selectFrom('credit_models').select(['name', 'denomination']).where('account_id', '=', accountId).where('id', '=', creditModelId).executeTakeFirst();
+
+/** Whether a live (not deleted) credit model of the account has this id. */
+export async function isLiveCreditModel(db: Executor, accountId: string, creditModelId: string): Promise<boolean> {
+  const model = await db.selectFrom('credit_models').select('id').where('account_id', '=', accountId).where('id', '=', creditModelId).where('deleted_at', 'is', null).executeTakeFirst();
+  return model !== undefined;
+}

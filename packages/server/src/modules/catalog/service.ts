@@ -3,7 +3,6 @@ import type { Executor } from '../../platform/db/database.js';
 import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError, conflict, invalid, invalidField, notFound } from '../../platform/errors/app-error.js';
-import { toJsonb } from '../../platform/db/jsonb.js';
 import { newId } from '../../platform/ids.js';
 import { Money, dec, type Decimal } from '../../platform/money.js';
 import { minorUnits } from '../../platform/currency.js';
@@ -61,7 +60,7 @@ export function toRule(row: repo.RuleRow, model?: { name: string; denomination: 
 /** The rule as the API shows it, with its credit model's name and denomination. */
 async function toRuleView(db: Executor, row: repo.RuleRow) {
   const model = row.credit_model_id
-    ? await db.selectFrom('credit_models').select(['name', 'denomination']).where('account_id', '=', row.account_id).where('id', '=', row.credit_model_id).executeTakeFirst()
+    ? await repo.findCreditModelLabel(db, row.account_id, row.credit_model_id)
     : null;
   return toRule(row, model);
 }
@@ -260,8 +259,7 @@ export async function getPlanWithFeatures(ctx: AppContext, accountId: string, id
 
 /** A rule's credit model makes the feature credit-backed; it must be a live model of the account. */
 async function requireCreditModel(db: Executor, accountId: string, creditModelId: string) {
-  const model = await db.selectFrom('credit_models').select('id').where('account_id', '=', accountId).where('id', '=', creditModelId).where('deleted_at', 'is', null).executeTakeFirst();
-  if (!model) throw notFound(`Credit model not found: ${creditModelId}`);
+  if (!(await repo.isLiveCreditModel(db, accountId, creditModelId))) throw notFound(`Credit model not found: ${creditModelId}`);
 }
 
 /** Creates a rule. The plan must be editable (not ARCHIVED); the value document is validated. */
@@ -339,21 +337,35 @@ export async function deleteRule(ctx: AppContext, accountId: string, planId: str
 
 /** Finds or creates the feature an event names (name = key, no plan rule), race-safe. */
 export async function ensureFeatureForEvent(db: Executor, accountId: string, key: string, now: Date) {
-  await db
-    .insertInto('features')
-    .values({
-      id: newId(),
-      account_id: accountId,
-      key,
-      name: key,
-      description: 'Auto-created from event',
-      feature_type: 'METERED',
-      is_enabled: true,
-      metadata: toJsonb({}),
-      created_at: now,
-      modified_at: now,
-    })
-    .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
-    .execute();
+  await repo.insertFeatureIfAbsent(db, {
+    id: newId(),
+    account_id: accountId,
+    key,
+    name: key,
+    description: 'Auto-created from event',
+    feature_type: 'METERED',
+    is_enabled: true,
+    metadata: {},
+    created_at: now,
+    modified_at: now,
+  });
   return (await repo.findFeatureByKey(db, accountId, key))!;
 }
+
+// What other modules read of the catalog (billing, usage, credits, payments): its records as stored,
+// by id or key. The repo stays private; these are the face's reads.
+
+/** A plan as the catalog keeps it (its stored record); only the catalog writes it. */
+export type Plan = repo.PlanRow;
+/** A plan-feature rule as the catalog keeps it. */
+export type PlanRule = repo.RuleRow;
+
+export const findFeature = (db: Executor, accountId: string, id: string) => repo.findFeature(db, accountId, id);
+export const findFeatureByKey = (db: Executor, accountId: string, key: string) => repo.findFeatureByKey(db, accountId, key);
+export const findPlan = (db: Executor, accountId: string, id: string) => repo.findPlan(db, accountId, id);
+export const findPlanByKey = (db: Executor, accountId: string, key: string) => repo.findPlanByKey(db, accountId, key);
+export const findRule = (db: Executor, accountId: string, planId: string, featureId: string) => repo.findRule(db, accountId, planId, featureId);
+/** The ACTIVE plans, in the order the client catalog lists them. */
+export const listActivePlans = (db: Executor, accountId: string) => repo.listActivePlans(db, accountId);
+/** The rules of these plans with their feature's key, name and description, oldest first. */
+export const listRulesOfPlans = (db: Executor, accountId: string, planIds: string[]) => repo.listRulesOfPlans(db, accountId, planIds);

@@ -3,7 +3,6 @@
  * Other modules and app.ts import only from here; everything else under customers/ is private.
  */
 export { customerSubscriptions } from './extensions.js';
-export { findCustomerById, findCustomerByRef } from './repo.js';
 export { customerAdminRoutes, customerClientRoutes } from './routes.js';
 export { CustomerCreateSchema, CustomerUpdateSchema, RefParamsSchema } from './schema.js';
 export {
@@ -14,9 +13,11 @@ export {
   toClientCustomerView,
   updateCustomer,
   ensureCustomerForEvent,
+  findCustomerById,
+  findCustomerByRef,
   getCustomerById,
   getCustomerByRef,
   resolveCallerCustomer,
   toAdminCustomer,
-  type CustomerRow,
+  type Customer,
 } from './service.js';

@@ -10,7 +10,12 @@ import { customerSubscriptions } from './extensions.js';
 import * as repo from './repo.js';
 import type { CustomerCreate, CustomerUpdate } from './schema.js';
 
-export type { CustomerRow } from './repo.js';
+/** A customer as this module keeps it (its stored record); only customers writes it. */
+export type Customer = repo.CustomerRow;
+
+/** Reads other modules make: the customer by our id or by its reference, undefined when absent. */
+export const findCustomerById = (db: Executor, accountId: string, id: string) => repo.findCustomerById(db, accountId, id);
+export const findCustomerByRef = (db: Executor, accountId: string, ref: string) => repo.findCustomerByRef(db, accountId, ref);
 
 /** The Client API customer: the row's client view with its subscriptions. */
 export async function toClientCustomerView(ctx: AppContext, row: repo.CustomerRow) {

@@ -6,7 +6,7 @@ import { toPage } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
-import type { CustomerRow } from '../customers/index.js';
+import type { Customer } from '../customers/index.js';
 import { toMinorUnitInteger } from './domain.js';
 import { METADATA } from './events.js';
 import { processorMessage, type Processor } from './processor/stripe.js';
@@ -24,7 +24,7 @@ export type ReturnUrls = { successUrl: string; cancelUrl: string };
 
 export type TopupCheckoutInput = {
   accountId: string;
-  customer: CustomerRow;
+  customer: Customer;
   processorCustomerId: string;
   purpose: 'CREDIT_TOPUP';
   urls: ReturnUrls;
@@ -69,7 +69,7 @@ export async function openHostedCheckout(ctx: AppContext, processor: Processor, 
 
 export type InvoiceCheckoutInput = {
   accountId: string;
-  customer: CustomerRow;
+  customer: Customer;
   processorCustomerId: string;
   purpose: 'SUBSCRIPTION' | 'INVOICE';
   invoice: { id: string; amount: Decimal; currency: string; description: string };

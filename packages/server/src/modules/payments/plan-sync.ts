@@ -3,7 +3,7 @@ import type { AppContext } from '../../platform/context.js';
 import { withStatement } from '../../platform/db/transaction.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { dec } from '../../platform/money.js';
-import { fromStoredRuleValue, listRulesOfPlans, type PlanRow, type Pricing } from '../catalog/index.js';
+import { fromStoredRuleValue, listRulesOfPlans, type Plan, type Pricing } from '../catalog/index.js';
 import { toMinorUnitInteger, toProcessorTiers, toProcessorUnitAmount, toRecurringInterval } from './domain.js';
 import { METADATA } from './events.js';
 import { ensureMeter, meterEventName } from './meters.js';
@@ -17,7 +17,7 @@ import * as repo from './repo.js';
  * The create calls are keyed by the plan id (and the price), so two first needs at once, or a retry
  * after a lost answer, get the same objects; the row insert keeps the first writer's.
  */
-export async function ensurePlanPrice(ctx: AppContext, processor: Processor, plan: PlanRow): Promise<{ productId: string; priceId: string }> {
+export async function ensurePlanPrice(ctx: AppContext, processor: Processor, plan: Plan): Promise<{ productId: string; priceId: string }> {
   const unitAmount = toMinorUnitInteger(dec(plan.price_amount ?? '0'), plan.currency);
   const recurring = toRecurringInterval(plan.interval_months!);
   const priceKey = `${unitAmount} ${plan.currency.toLowerCase()} ${recurring.interval} ${recurring.interval_count}`;
@@ -58,7 +58,7 @@ export type MeteredPrice = { featureId: string; priceId: string };
  * new processor price (subscriptions made before keep the old one). The feature id rides in the
  * price's metadata, so a plan change can find the item of each feature.
  */
-export async function ensureMeteredPrices(ctx: AppContext, processor: Processor, plan: PlanRow, productId: string): Promise<MeteredPrice[]> {
+export async function ensureMeteredPrices(ctx: AppContext, processor: Processor, plan: Plan, productId: string): Promise<MeteredPrice[]> {
   const recurring = toRecurringInterval(plan.interval_months!);
   const currency = plan.currency.toLowerCase();
   const priced = (await listRulesOfPlans(ctx.db, plan.account_id, [plan.id]))
@@ -103,7 +103,7 @@ export async function ensureMeteredPrices(ctx: AppContext, processor: Processor,
 }
 
 /** Everything a processor subscription to the plan carries: the base price and the metered prices. */
-export async function ensurePlanPrices(ctx: AppContext, processor: Processor, plan: PlanRow): Promise<{ priceId: string; metered: MeteredPrice[] }> {
+export async function ensurePlanPrices(ctx: AppContext, processor: Processor, plan: Plan): Promise<{ priceId: string; metered: MeteredPrice[] }> {
   const { productId, priceId } = await ensurePlanPrice(ctx, processor, plan);
   return { priceId, metered: await ensureMeteredPrices(ctx, processor, plan, productId) };
 }

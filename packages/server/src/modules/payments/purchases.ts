@@ -5,7 +5,7 @@ import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
 import { findPriceAt, getCustomerPool, grantPurchasedCredits, listPools } from '../credits/index.js';
-import { resolveCallerCustomer, type CustomerRow } from '../customers/index.js';
+import { resolveCallerCustomer, type Customer } from '../customers/index.js';
 import { getAccountSettings, type AccountSettings } from '../settings/index.js';
 import { openHostedCheckout, type ReturnUrls } from './checkout.js';
 import { processorKey } from './connection.js';
@@ -170,4 +170,4 @@ export function paymentRequired(data: unknown): AppError {
   return new AppError('payment_required', PAYMENT_REQUIRED_MESSAGE, { data });
 }
 
-export type { CustomerRow };
+export type { Customer };

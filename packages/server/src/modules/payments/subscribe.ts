@@ -4,7 +4,7 @@ import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { dec } from '../../platform/money.js';
-import { settleInvoice, type InitialPaymentOutcome, type InvoiceRow, type SubscribePayment, type SubscriptionRow } from '../billing/index.js';
+import { settleInvoice, type InitialPaymentOutcome, type Invoice, type SubscribePayment, type Subscription } from '../billing/index.js';
 import { getAccountSettings } from '../settings/index.js';
 import { openInvoiceCheckout } from './checkout.js';
 import { processorKey } from './connection.js';
@@ -41,7 +41,7 @@ export async function checkSubscribePayment(db: Executor, principal: Principal, 
 export async function collectInitialPayment(
   ctx: AppContext,
   principal: Principal,
-  input: SubscribePayment & { subscription: SubscriptionRow; invoice: InvoiceRow },
+  input: SubscribePayment & { subscription: Subscription; invoice: Invoice },
 ): Promise<InitialPaymentOutcome> {
   const accountId = principal.accountId;
   const settings = await getAccountSettings(ctx.db, accountId);

@@ -3,7 +3,7 @@ import type { Executor } from '../../../platform/db/database.js';
 import { withTransaction } from '../../../platform/db/transaction.js';
 import { AppError } from '../../../platform/errors/app-error.js';
 import { failExternalPlanChange, type ProcessorChange } from '../../billing/index.js';
-import type { PlanRow } from '../../catalog/index.js';
+import type { Plan } from '../../catalog/index.js';
 import { getAccountSettings } from '../../settings/index.js';
 import { connectedProcessor } from '../connection.js';
 import { METADATA } from '../events.js';
@@ -100,7 +100,7 @@ async function requestChange(ctx: AppContext, processor: Processor, id: string, 
  * period's usage so far carries over), and a metered item added for a feature it had none for.
  * Metered items of features the plan does not price are left as they are.
  */
-async function itemsFor(ctx: AppContext, processor: Processor, id: string, plan: PlanRow): Promise<ProcessorItemChange[]> {
+async function itemsFor(ctx: AppContext, processor: Processor, id: string, plan: Plan): Promise<ProcessorItemChange[]> {
   const current = await processor.retrieveSubscription(id);
   const base = licensedItem(current);
   if (!base) throw new AppError('vendor_error', `Stripe subscription ${id} has no item to change`);

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../../platform/context.js';
 import { withStatement } from '../../../platform/db/transaction.js';
 import { AppError } from '../../../platform/errors/app-error.js';
-import type { CustomerRow } from '../../customers/index.js';
+import type { Customer } from '../../customers/index.js';
 import { METADATA } from '../events.js';
 import { processorMessage, type Processor } from './stripe.js';
 import * as repo from '../repo.js';
@@ -11,7 +11,7 @@ import * as repo from '../repo.js';
  * derived from our customer id, so two concurrent first needs (or a retry after a lost answer) get
  * the same processor customer; the link insert keeps the first writer's row.
  */
-export async function ensureProcessorCustomer(ctx: AppContext, processor: Processor, customer: CustomerRow): Promise<repo.ProcessorCustomerRow> {
+export async function ensureProcessorCustomer(ctx: AppContext, processor: Processor, customer: Customer): Promise<repo.ProcessorCustomerRow> {
   const existing = await repo.findProcessorCustomer(ctx.db, customer.account_id, customer.id);
   if (existing) return existing;
   let created: { id: string };

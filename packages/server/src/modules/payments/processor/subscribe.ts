@@ -6,7 +6,7 @@ import type { Principal } from '../../../platform/http/principal.js';
 import { newId } from '../../../platform/ids.js';
 import { dec } from '../../../platform/money.js';
 import { listCustomerSubscriptions, type ProcessorSubscribeOutcome, type SubscribePayment } from '../../billing/index.js';
-import type { PlanRow } from '../../catalog/index.js';
+import type { Plan } from '../../catalog/index.js';
 import { getAccountSettings, type AccountSettings } from '../../settings/index.js';
 import { processorKey } from '../connection.js';
 import { requireWithinSpendCap } from '../domain.js';
@@ -84,7 +84,7 @@ async function insertIntent(tx: Tx, accountId: string, input: SubscribePayment, 
   return requireSamePlan((await repo.findPendingProcessorSubscription(tx, accountId, input.customer.id))!, input.plan);
 }
 
-function requireSamePlan(pending: repo.ProcessorSubscriptionRow, plan: PlanRow) {
+function requireSamePlan(pending: repo.ProcessorSubscriptionRow, plan: Plan) {
   if (pending.plan_id !== plan.id) {
     throw conflict('A subscription to another plan is already being paid for this customer; complete or let its checkout expire first');
   }
@@ -129,7 +129,7 @@ async function openSubscriptionCheckout(
   ctx: AppContext,
   processor: Processor,
   intent: repo.ProcessorSubscriptionRow,
-  input: { processorCustomerId: string; prices: { priceId: string; metered: MeteredPrice[] }; plan: PlanRow; settings: AccountSettings; returnBaseUrl: string },
+  input: { processorCustomerId: string; prices: { priceId: string; metered: MeteredPrice[] }; plan: Plan; settings: AccountSettings; returnBaseUrl: string },
 ): Promise<{ id: string; checkoutUrl: string }> {
   const accountId = intent.account_id;
   let row = intent.checkout_session_id ? await repo.findCheckoutSession(ctx.db, accountId, intent.checkout_session_id) : undefined;
