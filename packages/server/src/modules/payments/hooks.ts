@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.js';
 import type { Job } from '../../platform/jobs/scheduler.js';
 import { changeAtProcessor, checkSubscribePayment, collectInitialPayment, processorDrivesSubscription, subscribeThroughProcessor } from '../billing/index.js';
@@ -7,6 +6,7 @@ import { subscribeThroughProcessor as processorSubscribe } from './processor/sub
 import { usageRecorded, usageRecordedWanted } from '../usage/index.js';
 import { queueMeterEvent, runMeterSync } from './meters.js';
 import { runProcessorRetry } from './processor/retry.js';
+import { processorDrivenSql } from './repo.js';
 import * as subscribe from './subscribe.js';
 
 /** How payments joins billing and usage (called once at startup by runtime.ts): it collects paid subscribes and queues meter events. */
@@ -18,7 +18,7 @@ export function registerHooks(): void {
   changeAtProcessor.provide(processorChanges.changeAtProcessor);
   usageRecorded.on('payments.meter_outbox', queueMeterEvent);
   // Only processor-driven accounts send usage to meters; the others keep one-statement ingestion.
-  usageRecordedWanted.provide((accountId) => sql<boolean>`exists (select 1 from account_settings st where st.account_id = ${accountId} and st.stripe_mode = 'PROCESSOR_INTEGRATION')`);
+  usageRecordedWanted.provide(processorDrivenSql);
 }
 
 /**

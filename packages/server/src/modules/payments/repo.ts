@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type {
   CheckoutSessionRow,
@@ -268,3 +268,11 @@ export async function plansToSync(db: Executor, after: string | null, limit = 20
     limit ${limit}`.execute(db);
   return rows;
 }
+
+/**
+ * SQL fragment for usage's ingestion statement: whether the account whose id is `accountId` (a
+ * column reference) is processor-driven, so its usage goes to the meter outbox. Its text depends on
+ * the column only (it is part of prepared statements).
+ */
+export const processorDrivenSql = (accountId: RawBuilder<unknown>) =>
+  sql<boolean>`exists (select 1 from account_settings st where st.account_id = ${accountId} and st.stripe_mode = 'PROCESSOR_INTEGRATION')`;
