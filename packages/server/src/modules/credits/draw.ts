@@ -1,9 +1,10 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/database.js';
-import { AppError } from '../../platform/errors/app-error.js';
+import { toJsonb } from '../../platform/db/jsonb.js';
+import { newId } from '../../platform/ids.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
-import { availableInGrants, capacityOf, coveredUsage, planPoolDraw, type DrawSource } from './domain.js';
-import { drawFromPool } from './ledger.js';
+import { availableInGrants, capacityOf, coveredUsage, planFifoDraw, planPoolDraw, poolStatusAfter, type DrawSource } from './domain.js';
+import { appendUsageDraws, type UsageDrawEntry } from './ledger.js';
 import * as repo from './repo.js';
 import { findPriceAtCached, resolveWeight, resolveWeightCached } from './tariff/service.js';
 
@@ -151,51 +152,128 @@ export function usageDrawMetadata(input: Pick<CreditDrawInput, 'units' | 'occurr
 }
 
 /**
- * Draws an event's charge (usageUnits × weight at the clamped occurredAt, rounded once) from the
- * subscription's linked pools in the rule's denomination, inside the ingestion transaction: pools in
- * draw-priority order, each FIFO across its grants, capped by link draw limits. A hard-limit pool
- * that cannot cover the charge refuses the event (409 insufficient_credits). Null: not credit-backed.
+ * Draw-down for many events in one transaction (usage's batch ingestion and hot-pool grouping):
+ * setup (lock every pool the events can draw from, in pool-id order, and read links and grants
+ * once) → compute (`draw`, in memory, one event at a time in the caller's order, each exactly as
+ * a quote would see it and as the events before it left the pools: same sources, same FIFO, same hard-limit rule) → execute
+ * (`flush`: one statement writes every ledger row, per-grant draw, grant remainder, pool total and
+ * link total). One ledger row per pool an event draws from, numbered in event order.
  */
-export async function drawCredits(tx: Tx, input: CreditDrawInput): Promise<CreditReceipt | null> {
-  if (!input.denomination || !input.featureId || !input.subscriptionId) return null;
-  const linked = await repo.lockLinkedPools(tx, input.accountId, input.subscriptionId, input.denomination);
-  if (linked.length === 0) return null;
-  const weight = input.weight ?? (await resolveWeight(tx, input.accountId, input.featureId, input.model, input.occurredAt));
-  const charge = roundCredits(input.units.times(weight.weight));
-  const grants = await repo.listLiveGrants(tx, input.accountId, linked.map((p) => p.id));
-  const grantsOf = (poolId: string) => grants.filter((g) => g.credit_pool_id === poolId);
-  const sources = sourcesOf(
-    linked.map((p) => ({ credit_pool_id: p.id, status: p.status, hard_limit: p.hard_limit, balance: p.balance, draw_limit: p.draw_limit, total_drawn: p.total_drawn })),
-    (poolId) => availableInGrants(grantsOf(poolId).map((g) => ({ id: g.id, remaining: dec(g.remaining), expiresAt: g.expires_at })), input.now),
-  );
-  const plan = planPoolDraw(sources, charge);
-  if (plan.refused) {
-    throw new AppError('insufficient_credits', `Credit pool depleted - hard limit active for denomination ${input.denomination}`);
-  }
-  for (const d of plan.draws) {
-    const pool = linked.find((p) => p.id === d.poolId)!;
-    await drawFromPool(
-      tx,
-      pool,
-      {
-        type: 'DEDUCTION',
-        amount: d.amount,
-        grants: grantsOf(pool.id),
-        description: 'Usage event',
-        subscriptionId: input.subscriptionId,
-        eventId: input.eventId,
-        metadata: usageDrawMetadata(input, weight),
-        linkDrawn: { subscriptionId: input.subscriptionId, amount: d.amount },
-      },
-      input.now,
-    );
-  }
+type CreditDrawTarget = { subscriptionId: string; denomination: string };
+
+type BatchDrawInput = CreditDrawInput & { weight: ResolvedWeight };
+
+export interface CreditDrawer {
+  /** One event's draw against the state left by the events before it; null: nothing linked, 'refused': a hard limit. */
+  draw(input: BatchDrawInput): CreditReceipt | null | 'refused';
+  /** Writes what `draw` planned (nothing if no event drew). */
+  flush(): Promise<void>;
+}
+
+/** A pool as the draws of this transaction leave it: parsed once, written back by `flush`. */
+type PoolState = { row: repo.PoolRow; balance: Decimal; consumed: Decimal; seq: bigint; grants: GrantState[] };
+/** A grant in the shape the FIFO rule takes (`DrawableGrant`), with its row. */
+type GrantState = { id: string; remaining: Decimal; expiresAt: Date | null; row: repo.GrantRow };
+
+/**
+ * Locks the pools linked to the targets (one statement, pool-id order) and loads their links and live
+ * grants. Every amount is parsed once here and kept as a Decimal while the events are decided (ADR
+ * 0029: re-parsing each grant's remainder for every event was most of a batch's draw cost).
+ */
+export async function openCreditDraws(tx: Tx, accountId: string, targets: CreditDrawTarget[], now: Date): Promise<CreditDrawer> {
+  const subscriptionIds = [...new Set(targets.map((t) => t.subscriptionId))];
+  const denominations = [...new Set(targets.map((t) => t.denomination))];
+  const pools = subscriptionIds.length === 0 ? [] : await repo.lockPoolsOf(tx, accountId, subscriptionIds, denominations);
+  const poolIds = pools.map((p) => p.id);
+  // Read under the pool locks: total_drawn changes only while its pool is locked.
+  const [links, grants] = poolIds.length === 0 ? [[], []] : await Promise.all([repo.listLinkStates(tx, accountId, poolIds, subscriptionIds), repo.listLiveGrantsOf(tx, accountId, poolIds)]);
+  const poolById = new Map<string, PoolState>(pools.map((p) => [p.id, { row: p, balance: dec(p.balance), consumed: dec(p.total_consumed), seq: BigInt(p.ledger_seq), grants: [] }]));
+  for (const g of grants) poolById.get(g.credit_pool_id)!.grants.push({ id: g.id, remaining: dec(g.remaining), expiresAt: g.expires_at, row: g });
+  const linked = new Map<string, repo.LinkState[]>();
+  const linksOf = (subscriptionId: string, denomination: string) => {
+    const key = `${subscriptionId}|${denomination}`;
+    let found = linked.get(key);
+    if (!found) {
+      found = links
+        .filter((l) => l.subscriptionId === subscriptionId && poolById.get(l.poolId)?.row.denomination === denomination)
+        .sort((a, b) => a.drawPriority - b.drawPriority || a.linkedAt.getTime() - b.linkedAt.getTime());
+      linked.set(key, found);
+    }
+    return found;
+  };
+  const metadataOf = renderedOnce((input: BatchDrawInput) => toJsonb(usageDrawMetadata(input, input.weight)));
+  const entries: UsageDrawEntry[] = [];
+  const touchedGrants = new Set<GrantState>();
+  const touchedPools = new Set<PoolState>();
+
   return {
-    creditsDeducted: plan.covered,
-    weightApplied: weight.weight,
-    weightId: weight.weightId,
-    weightMatch: weight.weightMatch,
-    remainingBalance: linked.reduce((sum, p) => sum.plus(dec(p.balance)), dec(0)),
-    usageCovered: coveredUsage(plan.covered, weight.weight),
+    draw(input) {
+      if (!input.denomination || !input.featureId || !input.subscriptionId) return null;
+      const linkedPools = linksOf(input.subscriptionId, input.denomination);
+      if (linkedPools.length === 0) return null;
+      const weight = input.weight;
+      const charge = roundCredits(input.units.times(weight.weight));
+      const sources: DrawSource[] = [];
+      for (const l of linkedPools) {
+        const p = poolById.get(l.poolId)!;
+        if (p.row.status !== 'ACTIVE' && p.row.status !== 'DEPLETED') continue;
+        sources.push({ poolId: p.row.id, hardLimit: p.row.hard_limit, available: availableInGrants(p.grants, input.now), linkHeadroom: l.drawLimit === null ? null : l.drawLimit.minus(l.totalDrawn) });
+      }
+      const plan = planPoolDraw(sources, charge);
+      if (plan.refused) return 'refused';
+      for (const d of plan.draws) {
+        const pool = poolById.get(d.poolId)!;
+        const fifo = planFifoDraw(pool.grants, d.amount, input.now);
+        for (const f of fifo) {
+          const grant = pool.grants.find((g) => g.id === f.grantId)!;
+          grant.remaining = grant.remaining.minus(f.amount);
+          touchedGrants.add(grant);
+        }
+        const before = pool.balance;
+        const after = before.minus(d.amount);
+        pool.balance = after;
+        pool.consumed = pool.consumed.plus(d.amount);
+        pool.seq += 1n;
+        pool.row.status = poolStatusAfter(pool.row.status, pool.row.hard_limit, after);
+        touchedPools.add(pool);
+        const link = linkedPools.find((l) => l.poolId === d.poolId)!;
+        link.totalDrawn = link.totalDrawn.plus(d.amount);
+        entries.push({ id: newId(), poolId: d.poolId, seq: String(pool.seq), amount: d.amount.neg(), before, after, subscriptionId: input.subscriptionId, eventId: input.eventId, metadata: metadataOf(input), draws: fifo });
+      }
+      let remainingBalance = dec(0);
+      for (const l of linkedPools) remainingBalance = remainingBalance.plus(poolById.get(l.poolId)!.balance);
+      return {
+        creditsDeducted: plan.covered,
+        weightApplied: weight.weight,
+        weightId: weight.weightId,
+        weightMatch: weight.weightMatch,
+        remainingBalance,
+        usageCovered: coveredUsage(plan.covered, weight.weight),
+      };
+    },
+    async flush() {
+      if (entries.length === 0) return;
+      for (const g of touchedGrants) g.row.remaining = g.remaining.toFixed();
+      for (const p of touchedPools) Object.assign(p.row, { balance: p.balance.toFixed(), total_consumed: p.consumed.toFixed(), ledger_seq: String(p.seq) });
+      await appendUsageDraws(tx, accountId, entries, [...touchedGrants].map((g) => g.row), [...touchedPools].map((p) => p.row), now);
+    },
+  };
+}
+
+/**
+ * The ledger metadata of a draw, rendered once per distinct (weight, units, instants): events of one
+ * batch mostly share all of them, and the rendering was a tenth of a batch's draw cost.
+ */
+function renderedOnce(render: (input: BatchDrawInput) => string) {
+  const rendered = new Map<string, string>();
+  return (input: BatchDrawInput) => {
+    const w = input.weight;
+    const key = `${w.weightId}|${w.weight.toString()}|${w.weightMatch}|${input.units.toString()}|${input.occurredAt.getTime()}|${input.ingestedAt.getTime()}`;
+    let text = rendered.get(key);
+    if (text === undefined) {
+      text = render(input);
+      rendered.set(key, text);
+    }
+    return text;
   };
 }

@@ -5,15 +5,15 @@
  * Other modules, app.ts and runtime.ts import only from here.
  */
 export {
-  drawCredits,
+  openCreditDraws,
   quoteCredits,
+  type CreditDrawer,
   type CreditDrawInput,
   type CreditQuote,
   type CreditQuoteInput,
   type CreditReceipt,
   type ResolvedWeight,
 } from './draw.js';
-export { openCreditDraws, type CreditDrawer } from './draw-batch.js';
 export { auditLedger } from './audit.js';
 export { jobs, registerHooks } from './hooks.js';
 export { captureForEvent, flowHasOpenHold, lockFlowHolds, reserveForFlow } from './reservations/service.js';

@@ -3,6 +3,7 @@ import type { Tx } from '../../platform/db/database.js';
 import type { GrantType, TransactionType } from './tables.js';
 import { AppError, conflict } from '../../platform/errors/app-error.js';
 import { toJsonb } from '../../platform/db/jsonb.js';
+import { arrayLiteral as arr } from '../../platform/db/array-literal.js';
 import { newId } from '../../platform/ids.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
 import { planFifoDraw, poolStatusAfter } from './domain.js';
@@ -221,4 +222,65 @@ export async function reverseTransaction(tx: Tx, pool: repo.PoolRow, original: r
     grantUpdates.push({ grantId: grant.id, remaining: dec(grant.remaining).plus(dec(d.amount)) });
   }
   return append(tx, pool, { type: 'REVERSAL', amount, reversedTransactionId: original.id, description, subscriptionId: original.subscription_id, eventId: original.event_id, grantUpdates }, now);
+}
+
+/** One planned DEDUCTION row of a usage event's draw: its pool's next seq, the balance around it, the grants it drew. */
+export type UsageDrawEntry = {
+  id: string;
+  poolId: string;
+  seq: string;
+  /** Signed (negative). */
+  amount: Decimal;
+  before: Decimal;
+  after: Decimal;
+  subscriptionId: string;
+  eventId: string;
+  /** The rendered jsonb metadata. */
+  metadata: string;
+  draws: { grantId: string; amount: Decimal }[];
+};
+
+/**
+ * The usage draws of many events (draw.ts `openCreditDraws`): every planned ledger row with its per-grant draws, the grants' final remainders, the pools' final
+ * totals and the links' drawn totals, in one statement of array parameters (one statement text
+ * whatever the batch size, so it stays one named prepared statement).
+ */
+export async function appendUsageDraws(tx: Tx, accountId: string, entries: UsageDrawEntry[], grants: repo.GrantRow[], pools: repo.PoolRow[], now: Date) {
+  const draws = entries.flatMap((e) => e.draws.map((d) => ({ transactionId: e.id, grantId: d.grantId, amount: d.amount.toFixed() })));
+  const linkTotals = new Map<string, { poolId: string; subscriptionId: string; amount: Decimal }>();
+  for (const e of entries) {
+    const k = `${e.poolId}|${e.subscriptionId}`;
+    const t = linkTotals.get(k) ?? { poolId: e.poolId, subscriptionId: e.subscriptionId, amount: dec(0) };
+    linkTotals.set(k, { ...t, amount: t.amount.plus(e.amount.neg()) });
+  }
+  const lt = [...linkTotals.values()];
+  await sql`
+    with t as (
+      insert into credit_transactions (id, account_id, credit_pool_id, seq, credit_grant_id, transaction_type, amount, balance_before,
+        balance_after, description, reversed_transaction_id, subscription_id, event_id, idempotency_key, request_hash, metadata, created_at)
+      select v.id, ${accountId}::uuid, v.pool_id, v.seq, null, 'DEDUCTION', v.amount, v.before, v.after, 'Usage event', null, v.sub_id, v.event_id, null, null, v.meta, ${now}::timestamptz
+        from unnest(${arr(entries.map((e) => e.id))}::uuid[], ${arr(entries.map((e) => e.poolId))}::uuid[], ${arr(entries.map((e) => e.seq))}::bigint[],
+                    ${arr(entries.map((e) => e.amount.toFixed()))}::numeric[], ${arr(entries.map((e) => e.before.toFixed()))}::numeric[],
+                    ${arr(entries.map((e) => e.after.toFixed()))}::numeric[], ${arr(entries.map((e) => e.subscriptionId))}::uuid[],
+                    ${arr(entries.map((e) => e.eventId))}::uuid[], ${arr(entries.map((e) => e.metadata))}::jsonb[])
+             as v(id, pool_id, seq, amount, before, after, sub_id, event_id, meta)
+      returning 1),
+    d as (
+      insert into credit_transaction_draws (account_id, transaction_id, credit_grant_id, amount)
+      select ${accountId}::uuid, v.tid, v.gid, v.amount
+        from unnest(${arr(draws.map((d) => d.transactionId))}::uuid[], ${arr(draws.map((d) => d.grantId))}::uuid[], ${arr(draws.map((d) => d.amount))}::numeric[]) as v(tid, gid, amount)),
+    g as (
+      update credit_grants set remaining = v.remaining
+        from unnest(${arr(grants.map((g) => g.id))}::uuid[], ${arr(grants.map((g) => g.remaining))}::numeric[]) as v(id, remaining)
+       where credit_grants.account_id = ${accountId} and credit_grants.id = v.id),
+    p as (
+      update credit_pools set balance = v.balance, total_consumed = v.consumed, ledger_seq = v.seq, status = v.status, modified_at = ${now}::timestamptz
+        from unnest(${arr(pools.map((p) => p.id))}::uuid[], ${arr(pools.map((p) => p.balance))}::numeric[], ${arr(pools.map((p) => p.total_consumed))}::numeric[],
+                    ${arr(pools.map((p) => p.ledger_seq))}::bigint[], ${arr(pools.map((p) => p.status))}::text[]) as v(id, balance, consumed, seq, status)
+       where credit_pools.account_id = ${accountId} and credit_pools.id = v.id),
+    l as (
+      update credit_pool_links set total_drawn = credit_pool_links.total_drawn + v.amount
+        from unnest(${arr(lt.map((x) => x.poolId))}::uuid[], ${arr(lt.map((x) => x.subscriptionId))}::uuid[], ${arr(lt.map((x) => x.amount.toFixed()))}::numeric[]) as v(pool_id, sub_id, amount)
+       where credit_pool_links.account_id = ${accountId} and credit_pool_links.credit_pool_id = v.pool_id and credit_pool_links.subscription_id = v.sub_id)
+    select count(*) from t`.execute(tx);
 }

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import type { Jsonb } from '../../platform/db/jsonb.js';
-import type { Executor } from '../../platform/db/database.js';
+import type { Executor, Tx } from '../../platform/db/database.js';
+import { dec, type Decimal } from '../../platform/money.js';
 import type {
   AllocationRow,
   GrantRow,
@@ -270,3 +272,43 @@ export async function countTransactions(db: Executor, accountId: string, poolId:
 
 export const listDraws = (db: Executor, accountId: string, transactionId: string) =>
   db.selectFrom('credit_transaction_draws').selectAll().where('account_id', '=', accountId).where('transaction_id', '=', transactionId).execute();
+
+// Draw-down of many events (draw.ts `openCreditDraws`)
+
+/** The pools linked to the subscriptions in the denominations, locked in pool-id order (every writer's order). */
+export async function lockPoolsOf(tx: Tx, accountId: string, subscriptionIds: string[], denominations: string[]) {
+  const { rows } = await sql<PoolRow>`
+    select p.* from credit_pools p
+     where p.account_id = ${accountId} and p.denomination = any(${denominations}::text[])
+       and p.id in (select l.credit_pool_id from credit_pool_links l
+                     where l.account_id = ${accountId} and l.subscription_id = any(${subscriptionIds}::uuid[]))
+     order by p.id
+     for update of p`.execute(tx);
+  return rows;
+}
+
+/** A subscription's link to a pool as a draw reads it: priority, limit and what it has drawn. */
+export type LinkState = { poolId: string; subscriptionId: string; drawPriority: number; linkedAt: Date; drawLimit: Decimal | null; totalDrawn: Decimal };
+
+export async function listLinkStates(tx: Tx, accountId: string, poolIds: string[], subscriptionIds: string[]): Promise<LinkState[]> {
+  const { rows } = await sql<{ credit_pool_id: string; subscription_id: string; draw_priority: number; created_at: Date; draw_limit: string | null; total_drawn: string }>`
+    select credit_pool_id, subscription_id, draw_priority, created_at, draw_limit, total_drawn from credit_pool_links
+     where account_id = ${accountId} and credit_pool_id = any(${poolIds}::uuid[]) and subscription_id = any(${subscriptionIds}::uuid[])`.execute(tx);
+  return rows.map((r) => ({
+    poolId: r.credit_pool_id,
+    subscriptionId: r.subscription_id,
+    drawPriority: r.draw_priority,
+    linkedAt: r.created_at,
+    drawLimit: r.draw_limit === null ? null : dec(r.draw_limit),
+    totalDrawn: dec(r.total_drawn),
+  }));
+}
+
+/** Live grants, oldest first (the FIFO order of repo.listLiveGrants). */
+export async function listLiveGrantsOf(tx: Tx, accountId: string, poolIds: string[]) {
+  const { rows } = await sql<GrantRow>`
+    select * from credit_grants
+     where account_id = ${accountId} and credit_pool_id = any(${poolIds}::uuid[]) and remaining > 0 and voided_at is null
+     order by created_at, seq`.execute(tx);
+  return rows;
+}

@@ -12,7 +12,6 @@ import { resolveWeightCached, type ResolvedWeight } from '../credits/index.js';
 import * as batchRepo from './batch-repo.js';
 import { captureForEvent, lockFlowHolds, openCreditDraws, type CreditDrawer, type CreditReceipt } from './credits-seam.js';
 import { afterDrawRendered, counterKeyOf, drawInputOf, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
-import { emitRecorded, usedInPeriod } from './ingest.js';
 import { depleted, duplicate, receiptOf } from './receipts.js';
 import { usageRecorded } from './recorded.js';
 import * as repo from './repo.js';
@@ -114,7 +113,7 @@ async function prepare(cache: NodeCache, db: Executor, accountId: string, items:
   const periodUsage = new Map<repo.CheckContext, Promise<string | null>>();
   const usageOf = (c: repo.CheckContext) => {
     if (!needsPeriodUsage(c)) return null;
-    if (!periodUsage.has(c)) periodUsage.set(c, usedInPeriod(db, c, counterKeyOf(accountId, c, now)!));
+    if (!periodUsage.has(c)) periodUsage.set(c, repo.usedInPeriod(db, c, counterKeyOf(accountId, c, now)!));
     return periodUsage.get(c)!;
   };
   const plans = await Promise.all(
@@ -244,4 +243,20 @@ async function decide(plan: EventPlan, counterId: string | null, used: Map<strin
   }
   if (counterId) used.set(counterId, used.get(counterId)!.plus(plan.units));
   return { counted: true, receipt, revenue: revenue ?? dec(row.revenue_amount), row };
+}
+
+/** usage_recorded for a counted event with units the credits did not cover. */
+async function emitRecorded(tx: Tx, plan: EventPlan, billableUnits: Decimal, featureKey: string) {
+  if (!plan.event.subscription_id || billableUnits.lte(0)) return;
+  await usageRecorded.emit(tx, {
+    accountId: plan.event.account_id,
+    eventId: plan.event.id,
+    customerId: plan.event.customer_id,
+    subscriptionId: plan.event.subscription_id,
+    featureId: plan.event.feature_id,
+    featureKey,
+    billableUnits,
+    occurredAt: plan.event.occurred_at,
+    now: plan.now,
+  });
 }

@@ -5,4 +5,4 @@
  * flow (`reserveForFlow`), and the event of that flow captures it (`captureForEvent`).
  */
 export { captureForEvent, flowHasOpenHold, lockFlowHolds, reserveForFlow, type Reservation } from '../credits/index.js';
-export { drawCredits, openCreditDraws, quoteCredits, type CreditDrawer, type CreditDrawInput, type CreditQuote, type CreditQuoteInput, type CreditReceipt } from '../credits/index.js';
+export { openCreditDraws, quoteCredits, type CreditDrawer, type CreditDrawInput, type CreditQuote, type CreditQuoteInput, type CreditReceipt } from '../credits/index.js';

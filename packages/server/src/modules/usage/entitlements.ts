@@ -11,7 +11,6 @@ import { resolveCallerCustomer } from '../customers/index.js';
 import { quoteCredits, reserveForFlow } from './credits-seam.js';
 import { decideEntitlement, DENIAL_DESCRIPTIONS, listSubscriptionEntitlements, periodContaining } from './domain.js';
 import { checkFacts } from './check-contexts.js';
-import { usedInPeriod } from './ingest.js';
 import * as repo from './repo.js';
 
 type CheckInput = {
@@ -32,7 +31,7 @@ const auditWriter = (ctx: AppContext) => ctx.batches.get<repo.AuditRow>('entitle
 async function usedInWindow(ctx: AppContext, accountId: string, c: repo.CheckContext, resetMode: 'reset' | 'accumulate', now: Date): Promise<Decimal> {
   if (resetMode === 'accumulate') return dec(c.used_total ?? '0');
   const period = periodContaining({ start: c.current_period_start!, end: c.current_period_end! }, c.interval_months!, c.billing_anchor_day!, now);
-  const used = await usedInPeriod(ctx.db, c, { accountId, subscriptionId: c.subscription_id!, featureId: c.feature_id!, periodStart: period.start });
+  const used = await repo.usedInPeriod(ctx.db, c, { accountId, subscriptionId: c.subscription_id!, featureId: c.feature_id!, periodStart: period.start });
   return dec(used ?? '0');
 }
 

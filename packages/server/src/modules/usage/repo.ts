@@ -6,7 +6,6 @@ import type { UsageEventRow } from './tables.js';
 import { dec } from '../../platform/money.js';
 import { usageRecordedWanted } from './recorded.js';
 
-
 export type CheckContext = {
   customer_id: string;
   feature_id: string | null;
@@ -128,8 +127,15 @@ export async function loadIngestContexts(db: Executor, accountId: string, pairs:
   return rows;
 }
 
-/** Usage counted for one period (the rare path when the cycle job has not yet rolled a period). */
-export async function findCounterUsed(db: Executor, key: CounterKey): Promise<string | null> {
+/**
+ * Usage already counted in the counter's period: from the context row when it is the current one,
+ * else read (the rare path when the cycle job has not yet rolled a period).
+ */
+export async function usedInPeriod(db: Executor, c: CheckContext, key: CounterKey): Promise<string | null> {
+  return c.current_period_start && c.current_period_start.getTime() === key.periodStart.getTime() ? c.used_current : findCounterUsed(db, key);
+}
+
+async function findCounterUsed(db: Executor, key: CounterKey): Promise<string | null> {
   const row = await db
     .selectFrom('usage_counters')
     .select(sql<string>`used::text`.as('used'))
@@ -142,43 +148,6 @@ export async function findCounterUsed(db: Executor, key: CounterKey): Promise<st
 }
 
 export type CounterKey = { accountId: string; subscriptionId: string; featureId: string; periodStart: Date };
-
-/**
- * Adds an event's units and revenue to its period counter in one statement, creating the row if
- * needed, but only while the result stays within `maxUsage` (null: no cap). The row lock the upsert
- * takes is held to commit, so concurrent events on one counter serialise and the cap holds.
- * Returns false when the event would exceed the cap (nothing is added).
- */
-export async function incrementCounterWithinCap(db: Executor, key: CounterKey, units: string, revenue: string, cap: { maxUsage: string; alreadyUsedElsewhere: string } | null): Promise<boolean> {
-  if (cap && dec(units).plus(dec(cap.alreadyUsedElsewhere)).gt(dec(cap.maxUsage))) {
-    // Even an empty counter could not take it; still lock nothing and refuse.
-    return false;
-  }
-  const row = await db
-    .insertInto('usage_counters')
-    .values({ account_id: key.accountId, subscription_id: key.subscriptionId, feature_id: key.featureId, period_start: key.periodStart, used: units, revenue })
-    .onConflict((oc) => {
-      const update = oc.columns(['account_id', 'subscription_id', 'feature_id', 'period_start']).doUpdateSet({
-        used: sql`usage_counters.used + excluded.used`,
-        revenue: sql`usage_counters.revenue + excluded.revenue`,
-      });
-      return cap ? update.where(sql<boolean>`usage_counters.used + excluded.used + ${cap.alreadyUsedElsewhere}::numeric <= ${cap.maxUsage}::numeric`) : update;
-    })
-    .returning(sql<number>`1`.as('ok'))
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-export async function addCounterRevenue(db: Executor, key: CounterKey, revenue: string) {
-  await db
-    .updateTable('usage_counters')
-    .set({ revenue: sql`revenue + ${revenue}::numeric` })
-    .where('account_id', '=', key.accountId)
-    .where('subscription_id', '=', key.subscriptionId)
-    .where('feature_id', '=', key.featureId)
-    .where('period_start', '=', key.periodStart)
-    .execute();
-}
 
 export type NewEvent = Omit<UsageEventRow, 'context' | 'meta' | 'input_tokens' | 'output_tokens'> & {
   context: Jsonb;
@@ -308,17 +277,6 @@ export async function insertAuditEvents(db: Executor, rows: AuditRow[]): Promise
                   ${column('model')}::text[], ${column('flow_id')}::text[], ${arr(rows.map((r) => r.at.toISOString()))}::timestamptz[],
                   ${column('context')}::jsonb[])
         as r(id, account_id, customer_id, feature_id, subscription_id, idempotency_key, model, flow_id, at, context)`.execute(db);
-}
-
-/** Whether an event with this idempotency key is stored (a statement of its own: sees what has committed). */
-export async function eventKeyExists(db: Executor, accountId: string, key: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('usage_event_keys')
-    .select(sql<number>`1`.as('one'))
-    .where('account_id', '=', accountId)
-    .where('event_idempotency_key', '=', key)
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 export type EventFilter = {
