@@ -1,8 +1,10 @@
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import { AppError, notFound } from '../../platform/errors/app-error.js';
 import type { CustomerScope, Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { generateKey, hashKey, keyHint, type KeyEnvironment } from '../../platform/security/api-keys.js';
+import type { PortalSessionsTable } from './tables.js';
 
 /**
  * Customer portal sessions (ADR 0025): a link for one customer whose opaque token authenticates
@@ -25,18 +27,10 @@ export type PortalSession = {
 
 export type IssuedPortalSession = PortalSession & { /** Plaintext: returned once, never stored. */ token: string };
 
-type SessionRow = {
-  id: string;
-  customer_id: string;
-  token_hint: string;
-  scopes: string[];
-  return_url: string | null;
-  created_at: Date;
-  expires_at: Date;
-  revoked_at: Date | null;
-};
-
 const COLUMNS = ['id', 'customer_id', 'token_hint', 'scopes', 'return_url', 'created_at', 'expires_at', 'revoked_at'] as const;
+
+/** A session's row as read: every column but the account and the token's hash. */
+type SessionRow = Pick<Selectable<PortalSessionsTable>, (typeof COLUMNS)[number]>;
 
 /** Whether a portal session authenticates at `now` (the same rule as a customer key's). */
 function isPortalSessionActive(row: { revoked_at: Date | null; expires_at: Date }, now: Date): boolean {

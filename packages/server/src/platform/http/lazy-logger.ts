@@ -5,7 +5,9 @@ type Pino = FastifyBaseLogger & { isLevelEnabled(level: string): boolean; bindin
 
 type Bindings = Record<string, unknown>;
 type ChildOptions = Record<string, unknown>;
-type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** The levels a logger writes at (pino's, `silent` aside): each is a method that logs through the real child. */
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type LogMethod = (...args: unknown[]) => void;
 
 /**
  * A request's logger, made only when the request logs something. Fastify gives every request a pino
@@ -16,6 +18,21 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
  */
 export class LazyLogger {
   #real: Pino | undefined;
+  declare fatal: LogMethod;
+  declare error: LogMethod;
+  declare warn: LogMethod;
+  declare info: LogMethod;
+  declare debug: LogMethod;
+  declare trace: LogMethod;
+
+  static {
+    // One method per level, on the prototype: each makes the real child on first use and logs through it.
+    for (const level of LEVELS) {
+      LazyLogger.prototype[level] = function (this: LazyLogger, ...args: unknown[]) {
+        (this.real()[level] as LogMethod)(...args);
+      };
+    }
+  }
 
   constructor(
     private readonly parent: FastifyBaseLogger | LazyLogger,
@@ -52,29 +69,7 @@ export class LazyLogger {
     return new LazyLogger(this, bindings, options);
   }
 
-  fatal(...args: unknown[]): void {
-    this.log('fatal', args);
-  }
-  error(...args: unknown[]): void {
-    this.log('error', args);
-  }
-  warn(...args: unknown[]): void {
-    this.log('warn', args);
-  }
-  info(...args: unknown[]): void {
-    this.log('info', args);
-  }
-  debug(...args: unknown[]): void {
-    this.log('debug', args);
-  }
-  trace(...args: unknown[]): void {
-    this.log('trace', args);
-  }
   silent(): void {}
-
-  private log(level: Level, args: unknown[]): void {
-    (this.real()[level] as (...a: unknown[]) => void)(...args);
-  }
 }
 
 /** Fastify's `childLoggerFactory`: the request's logger, lazily. */
