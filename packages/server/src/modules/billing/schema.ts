@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { decimalOutput } from '../../platform/http/decimal-schema.js';
+import { JsonObjectSchema } from '../../platform/http/json-object-schema.js';
+import { CustomerRefSchema } from '../customers/index.js';
 
 export const SubscribeRequestSchema = z.object({
-  customerReferenceId: z.string().min(1).max(255).optional().describe("Required with a tenant key (400 without it). With a customer key it may be omitted (the key's own customer); another customer's reference is 403."),
+  customerReferenceId: CustomerRefSchema.optional().describe("Required with a tenant key (400 without it). With a customer key it may be omitted (the key's own customer); another customer's reference is 403."),
   planId: z.string().min(1).max(255).optional().describe('Plan uuid, or the plan key. Required unless planKey is sent.'),
   planKey: z.string().min(1).max(255).optional().describe('Plan key; used when planId is absent'),
   paymentMethodId: z.string().min(1).max(255).optional(),
@@ -15,9 +17,9 @@ export const SubscriptionSchema = z
     isActive: z.boolean(),
     status: z.enum(['PENDING_PAYMENT', 'ACTIVE', 'CANCEL_SCHEDULED', 'CANCELLED']),
     intervalMonths: z.number().int().nullable(),
-    customer: z.record(z.string(), z.unknown()),
+    customer: JsonObjectSchema,
     customerReferenceId: z.string(),
-    plan: z.record(z.string(), z.unknown()).nullable(),
+    plan: JsonObjectSchema.nullable(),
     gracePeriodDays: z.number().int(),
     currentPeriodStart: z.date(),
     currentPeriodEnd: z.date(),
@@ -25,8 +27,8 @@ export const SubscriptionSchema = z
     cancelMode: z.string().nullable(),
     cancelEffectiveAt: z.date().nullable(),
     cancelledAt: z.date().nullable(),
-    scheduledChange: z.record(z.string(), z.unknown()).nullable(),
-    metadata: z.record(z.string(), z.unknown()),
+    scheduledChange: JsonObjectSchema.nullable(),
+    metadata: JsonObjectSchema,
   })
   .meta({ id: 'Subscription' });
 
@@ -43,7 +45,7 @@ export const InvoiceSchema = z
     periodStart: z.date(),
     periodEnd: z.date(),
     paidAt: z.date().nullable(),
-    metadata: z.record(z.string(), z.unknown()),
+    metadata: JsonObjectSchema,
     createdAt: z.date(),
     modifiedAt: z.date(),
     items: z

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { CURRENCY_CODES, MAX_MINOR_UNITS } from '../../platform/currency.js';
 import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
+import { JsonObjectSchema } from '../../platform/http/json-object-schema.js';
 import { RULE_VALUE_JSON_SCHEMA } from './rule-value-schema.js';
 
-const metadata = z.record(z.string(), z.unknown());
 /** Largest plan base price (README "Bounds"): stored as numeric(20,4) (16 integer digits). */
 const MAX_PLAN_PRICE = '1000000000000';
 const currency = z.enum(CURRENCY_CODES as [string, ...string[]], { error: 'must be an ISO 4217 code such as USD' });
@@ -14,7 +14,7 @@ export const FeatureCreateSchema = z.object({
   description: z.string().max(4000).nullish(),
   featureType: z.literal('METERED').optional(),
   isEnabled: z.boolean().optional(),
-  metadata: metadata.optional(),
+  metadata: JsonObjectSchema.optional(),
 });
 export const FeatureUpdateSchema = FeatureCreateSchema.partial();
 
@@ -26,7 +26,7 @@ export const FeatureSchema = z
     description: z.string().nullable(),
     featureType: z.string(),
     isEnabled: z.boolean(),
-    metadata: metadata,
+    metadata: JsonObjectSchema,
     createdAt: z.date(),
     modifiedAt: z.date(),
   })
@@ -49,7 +49,7 @@ export const PlanCreateSchema = z.object({
   billingTiming: z.enum(['IN_ADVANCE', 'IN_ARREARS']).optional(),
   currency: currency.optional(),
   status: planStatus.optional(),
-  metadata: metadata.optional(),
+  metadata: JsonObjectSchema.optional(),
 });
 export const PlanUpdateSchema = PlanCreateSchema.partial();
 
@@ -64,7 +64,7 @@ export const PlanSchema = z
     intervalMonths: z.number().int().nullable(),
     billingTiming: z.enum(['IN_ADVANCE', 'IN_ARREARS']),
     status: z.enum(['DRAFT', 'ACTIVE', 'ARCHIVED']),
-    metadata: metadata,
+    metadata: JsonObjectSchema,
     createdAt: z.date(),
     modifiedAt: z.date(),
   })
@@ -86,7 +86,7 @@ export const RuleSchema = z
     featureId: z.uuid(),
     type: z.literal('BASE'),
     enabled: z.boolean(),
-    value: z.record(z.string(), z.unknown()),
+    value: JsonObjectSchema,
     creditModelId: z.uuid().nullable(),
     creditModelName: z.string().nullable(),
     creditDenomination: z.string().nullable(),
@@ -118,7 +118,7 @@ export const CatalogPlanSchema = z
         pricing: PricingViewSchema.nullable(),
       }),
     ),
-    creditAllocations: z.array(z.record(z.string(), z.unknown())),
+    creditAllocations: z.array(JsonObjectSchema),
   })
   .meta({ id: 'CatalogPlan' });
 

@@ -4,7 +4,7 @@
  */
 export { customerSubscriptions } from './extensions.js';
 export { customerAdminRoutes, customerClientRoutes } from './routes.js';
-export { CustomerCreateSchema, CustomerUpdateSchema, RefParamsSchema } from './schema.js';
+export { CustomerCreateSchema, CustomerRefSchema, CustomerUpdateSchema, RefParamsSchema } from './schema.js';
 export {
   createCustomer,
   createCustomerInTransaction,

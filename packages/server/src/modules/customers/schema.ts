@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JsonObjectSchema } from '../../platform/http/json-object-schema.js';
 
 const email = z
   .string({ error: 'Email is required' })
@@ -42,8 +43,8 @@ export const ClientCustomerSchema = z
     email: z.string().nullable(),
     createdAt: z.date(),
     modifiedAt: z.date(),
-    subscriptions: z.array(z.record(z.string(), z.unknown())).optional(),
-    creditPools: z.array(z.record(z.string(), z.unknown())).optional(),
+    subscriptions: z.array(JsonObjectSchema).optional(),
+    creditPools: z.array(JsonObjectSchema).optional(),
   })
   .meta({ id: 'ClientCustomer' });
 
@@ -61,8 +62,10 @@ export const AdminCustomerSchema = z
   })
   .meta({ id: 'AdminCustomer' });
 
-export const RefParamsSchema = z.object({ ref: z.string().min(1).max(255) });
-export const CustomerListQuerySchema = z.object({ customerReferenceId: z.string().min(1).max(255).optional() });
+/** A customerReferenceId as a request names it (path, query or body): 1 to 255 characters. */
+export const CustomerRefSchema = z.string().min(1).max(255);
+export const RefParamsSchema = z.object({ ref: CustomerRefSchema });
+export const CustomerListQuerySchema = z.object({ customerReferenceId: CustomerRefSchema.optional() });
 
 export type CustomerCreate = z.output<typeof CustomerCreateSchema>;
 export type CustomerUpdate = z.output<typeof CustomerUpdateSchema>;

@@ -7,6 +7,7 @@ import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { emptyEnvelopeSchema, envelopeSchema, errorEnvelopeSchema, ok, okEmpty } from '../../platform/http/envelope.js';
 import { pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, adminOf, principalOf } from '../../platform/http/principal.js';
+import { RefParamsSchema } from '../customers/index.js';
 import { getAccountSettings } from '../settings/index.js';
 import { getCheckoutSession, listCheckoutSessionPage, type ReturnUrls } from './checkout.js';
 import { deleteConnection, getMaskedConnection, registerWebhook, storeApiKey } from './connection.js';
@@ -22,7 +23,6 @@ import {
   DefaultPaymentMethodSchema,
   HostedInvoiceSchema,
   MaskedConnectionSchema,
-  PaymentMethodRefParamsSchema,
   PurchaseRequestSchema,
   PurchaseResultSchema,
   SetupIntentSchema,
@@ -86,11 +86,11 @@ export function paymentClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     const base = '/api/v1/client';
     app.post(`${base}/customers/:ref/payment-methods/setup-intent`, {
       config: { customerKey: 'purchase' },
-      schema: { tags: clientTags, operationId: 'createSetupIntent', summary: 'Start saving a card: a Stripe setup intent the principal confirms with Stripe directly', params: PaymentMethodRefParamsSchema, response: { 200: envelopeSchema(SetupIntentSchema), 502: errorEnvelopeSchema } },
+      schema: { tags: clientTags, operationId: 'createSetupIntent', summary: 'Start saving a card: a Stripe setup intent the principal confirms with Stripe directly', params: RefParamsSchema, response: { 200: envelopeSchema(SetupIntentSchema), 502: errorEnvelopeSchema } },
     }, async (request) => ok(await createSetupIntent(ctx, principalOf(request), request.params.ref)));
     app.post(`${base}/customers/:ref/payment-methods/default`, {
       config: { customerKey: 'purchase' },
-      schema: { tags: clientTags, operationId: 'setDefaultPaymentMethod', summary: "Attach a payment method and keep it as the customer's default for off-session charges", params: PaymentMethodRefParamsSchema, body: DefaultPaymentMethodSchema, response: { 200: emptyEnvelopeSchema, 502: errorEnvelopeSchema } },
+      schema: { tags: clientTags, operationId: 'setDefaultPaymentMethod', summary: "Attach a payment method and keep it as the customer's default for off-session charges", params: RefParamsSchema, body: DefaultPaymentMethodSchema, response: { 200: emptyEnvelopeSchema, 502: errorEnvelopeSchema } },
     }, async (request) => {
       await setDefaultPaymentMethod(ctx, principalOf(request), request.params.ref, request.body.paymentMethodId);
       return okEmpty();

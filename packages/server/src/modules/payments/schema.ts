@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
 import { pageQuerySchema } from '../../platform/http/pagination.js';
+import { CustomerRefSchema } from '../customers/index.js';
 
 /** Largest purchase in credits: the credit columns' range (numeric(24,6)). */
 const MAX_PURCHASE_CREDITS = '1000000000';
@@ -22,7 +23,6 @@ export const MaskedConnectionSchema = z.object({
 export const AccountIdParamsSchema = z.object({ accountId: z.uuid() });
 export const CheckoutSessionParamsSchema = z.object({ checkoutSessionId: z.uuid() });
 export const SubscriptionIdParamsSchema = z.object({ subscriptionId: z.uuid() });
-export const PaymentMethodRefParamsSchema = z.object({ ref: z.string().min(1).max(255) });
 
 export const SetupIntentSchema = z.object({
   setup_intent_id: z.string(),
@@ -50,7 +50,7 @@ const CHECKOUT_STATUSES = ['PENDING', 'COMPLETED', 'EXPIRED'] as const;
 
 /** The console's list of hosted checkouts: paged, newest first, optional filters. */
 export const CheckoutSessionListQuerySchema = pageQuerySchema.extend({
-  customerReferenceId: z.string().min(1).max(255).optional().describe("Only this customer's sessions (an unknown reference lists none)"),
+  customerReferenceId: CustomerRefSchema.optional().describe("Only this customer's sessions (an unknown reference lists none)"),
   status: z.enum(CHECKOUT_STATUSES).optional(),
   purpose: z.enum(CHECKOUT_PURPOSES).optional(),
 });
@@ -77,7 +77,7 @@ export const AdminCheckoutSessionSchema = z
   .meta({ id: 'AdminCheckoutSession' });
 
 export const PurchaseRequestSchema = z.object({
-  customerReferenceId: z.string().min(1).max(255).optional().describe('Required for tenant keys; a customer key may omit it'),
+  customerReferenceId: CustomerRefSchema.optional().describe('Required for tenant keys; a customer key may omit it'),
   creditPoolId: z.uuid(),
   credits: decimalInput({ min: 0, exclusiveMin: true, max: MAX_PURCHASE_CREDITS, maxScale: 6, description: 'Credits to buy' }),
   paymentMethodId: z.string().trim().min(1).max(255).optional().describe("A Stripe payment method id; defaults to the customer's saved one"),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decimalInputCheckedLater, decimalOutput } from '../../platform/http/decimal-schema.js';
+import { JsonObjectSchema } from '../../platform/http/json-object-schema.js';
 import { COST_RATE_SCALE, MAX_COST_RATE, MAX_MODEL_COSTS } from './cost-config.js';
 import {
   AGENT_TOPUP_SCALE,
@@ -118,7 +119,7 @@ export const AuditLogEntrySchema = z
     id: z.uuid(),
     actor: z.string().describe('`user:<userId>` for an operator, `system` for the service itself'),
     action: z.string().describe('e.g. STRIPE_MODE_CHANGED, SLUG_CHANGED, PUBLIC_CATALOG_ENABLED_CHANGED'),
-    details: z.record(z.string(), z.unknown()).describe('For a settings change: `{ field, from, to }`'),
+    details: JsonObjectSchema.describe('For a settings change: `{ field, from, to }`'),
     createdAt: z.date(),
   })
   .meta({ id: 'AuditLogEntry' });
