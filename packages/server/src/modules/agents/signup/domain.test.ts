@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { agentCustomerReference, computeNextSteps, computeRetryAfterSeconds, isOverCap, signupWindowStart } from './signup-domain.js';
+import { agentCustomerReference, computeNextSteps, computeRetryAfterSeconds, isOverCap, signupWindowStart } from './domain.js';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
 const ago = (ms: number) => new Date(NOW.getTime() - ms);

@@ -1,5 +1,5 @@
-import { invalid } from '../../platform/errors/app-error.js';
-import type { CustomerScope } from '../../platform/http/principal.js';
+import { invalid } from '../../../platform/errors/app-error.js';
+import type { CustomerScope } from '../../../platform/http/principal.js';
 
 /** The scopes a customer key can carry, in their canonical order (contract §2.5). */
 export const CUSTOMER_SCOPES: readonly CustomerScope[] = ['read', 'purchase'];

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../../platform/context.js';
-import type { Executor } from '../../platform/db/database.js';
-import { notFound } from '../../platform/errors/app-error.js';
-import { stringifyJson } from '../../platform/http/json.js';
-import { dec, type DecimalLike } from '../../platform/money.js';
-import { findAccountName } from '../accounts/index.js';
-import { fromStoredRuleValue, listActivePlans, listRulesOfPlans, planCreditAllocations } from '../catalog/index.js';
-import { currentPrices, effectiveWeightTable } from '../credits/index.js';
-import { findAccountSettingsBySlug } from '../settings/index.js';
-import { buildPricingDocument, type PricingPlan } from './pricing-domain.js';
+import type { AppContext } from '../../../platform/context.js';
+import type { Executor } from '../../../platform/db/database.js';
+import { notFound } from '../../../platform/errors/app-error.js';
+import { stringifyJson } from '../../../platform/http/json.js';
+import { dec, type DecimalLike } from '../../../platform/money.js';
+import { findAccountName } from '../../accounts/index.js';
+import { fromStoredRuleValue, listActivePlans, listRulesOfPlans, planCreditAllocations } from '../../catalog/index.js';
+import { currentPrices, effectiveWeightTable } from '../../credits/index.js';
+import { findAccountSettingsBySlug } from '../../settings/index.js';
+import { buildPricingDocument, type PricingPlan } from './domain.js';
 
 const NO_CATALOG_MESSAGE = 'No catalog at this address';
 

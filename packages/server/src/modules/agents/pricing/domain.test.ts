@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { stringifyJson } from '../../platform/http/json.js';
-import { dec } from '../../platform/money.js';
-import { buildPricingDocument, PRICING_SCHEMA_URL, signupPlanOf, type PricingInput, type PricingPlan } from './pricing-domain.js';
+import { stringifyJson } from '../../../platform/http/json.js';
+import { dec } from '../../../platform/money.js';
+import { buildPricingDocument, PRICING_SCHEMA_URL, signupPlanOf, type PricingInput, type PricingPlan } from './domain.js';
 
 const BASE = 'https://api.acme.example';
 

@@ -1,4 +1,4 @@
-import type { Decimal } from '../../platform/money.js';
+import type { Decimal } from '../../../platform/money.js';
 
 /**
  * The public pricing document (contract §5.2), built from loaded data without I/O. Keys are written

@@ -6,13 +6,13 @@ import {
   rotateCustomerKey,
   type CustomerKey,
   type IssuedCustomerKey,
-} from '../accounts/index.js';
-import type { AppContext } from '../../platform/context.js';
-import type { Executor } from '../../platform/db/database.js';
-import { withTransaction } from '../../platform/db/transaction.js';
-import { toPage, type PageQuery } from '../../platform/http/pagination.js';
-import { getCustomerByRef } from '../customers/index.js';
-import { computeKeyScopes } from './keys-domain.js';
+} from '../../accounts/index.js';
+import type { AppContext } from '../../../platform/context.js';
+import type { Executor } from '../../../platform/db/database.js';
+import { withTransaction } from '../../../platform/db/transaction.js';
+import { toPage, type PageQuery } from '../../../platform/http/pagination.js';
+import { getCustomerByRef } from '../../customers/index.js';
+import { computeKeyScopes } from './domain.js';
 
 /** Customer-key management (contract §2.4): tenant key only, the auth hook refuses customer keys. */
 type KeyTarget = { accountId: string; ref: string };

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { envelopeSchema, errorEnvelopeSchema, ok } from '../../platform/http/envelope.js';
-import { getPricingDocument, matchesETag } from './pricing.js';
-import { PRICING_CACHE_CONTROL, PricingDocumentSchema, SIGNUP_BODY_LIMIT_BYTES, SignupRequestSchema, SignupResultSchema, SlugParamsSchema } from './public-schema.js';
-import { signUpAgent } from './signup.js';
+import { getPricingDocument, matchesETag } from './pricing/service.js';
+import { PRICING_CACHE_CONTROL, PricingDocumentSchema, SIGNUP_BODY_LIMIT_BYTES, SignupRequestSchema, SignupResultSchema, SlugParamsSchema } from './schema.js';
+import { signUpAgent } from './signup/service.js';
 
 const tags = ['Agents'];
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { decimalOutput } from '../../platform/http/decimal-schema.js';
-import { PRICING_SCHEMA_URL } from './pricing-domain.js';
+import { PRICING_SCHEMA_URL } from './pricing/domain.js';
 
 /** Largest signup body: an e-mail and a name fit many times over; anything bigger is 413 before parsing. */
 export const SIGNUP_BODY_LIMIT_BYTES = 4 * 1024;

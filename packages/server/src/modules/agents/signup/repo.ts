@@ -1,4 +1,4 @@
-import type { Executor } from '../../platform/db/database.js';
+import type { Executor } from '../../../platform/db/database.js';
 
 /** This account's signups after `since`: how many, and the oldest's time (null when none). */
 export async function signupsSince(db: Executor, accountId: string, since: Date): Promise<{ count: number; oldest: Date | null }> {

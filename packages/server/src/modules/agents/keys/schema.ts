@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { RefParamsSchema } from '../customers/index.js';
-import { CUSTOMER_SCOPES } from './keys-domain.js';
+import { RefParamsSchema } from '../../customers/index.js';
+import { CUSTOMER_SCOPES } from './domain.js';
 
 export const KeyCreateSchema = z
   .object({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AppError } from '../../platform/errors/app-error.js';
-import { computeKeyScopes } from './keys-domain.js';
+import { AppError } from '../../../platform/errors/app-error.js';
+import { computeKeyScopes } from './domain.js';
 
 test('when no scopes or an empty list are requested then the key gets ["read"]', () => {
   assert.deepEqual(computeKeyScopes(undefined), ['read']);

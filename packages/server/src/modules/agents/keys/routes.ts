@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../platform/context.js';
-import { emptyEnvelopeSchema, envelopeSchema, ok, okEmpty } from '../../platform/http/envelope.js';
-import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
-import { accountIdOf } from '../../platform/http/principal.js';
-import { RefParamsSchema } from '../customers/index.js';
-import { CustomerKeySchema, IssuedCustomerKeySchema, KeyCreateSchema, KeyParamsSchema, OperatorCustomerKeySchema } from './keys-schema.js';
-import * as service from './keys-service.js';
+import type { AppContext } from '../../../platform/context.js';
+import { emptyEnvelopeSchema, envelopeSchema, ok, okEmpty } from '../../../platform/http/envelope.js';
+import { pageQuerySchema, pageSchema } from '../../../platform/http/pagination.js';
+import { accountIdOf } from '../../../platform/http/principal.js';
+import { RefParamsSchema } from '../../customers/index.js';
+import { CustomerKeySchema, IssuedCustomerKeySchema, KeyCreateSchema, KeyParamsSchema, OperatorCustomerKeySchema } from './schema.js';
+import * as service from './service.js';
 
 /**
  * One customer's keys as one surface declares them: the Client API (tenant key) and the Admin API
