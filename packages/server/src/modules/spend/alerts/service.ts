@@ -3,7 +3,7 @@ import { withTransaction } from '../../../platform/db/transaction.js';
 import { notFound } from '../../../platform/errors/app-error.js';
 import { newId } from '../../../platform/ids.js';
 import { dec, type Decimal } from '../../../platform/money.js';
-import { allocate, type Allocation } from '../allocation/service.js';
+import { allocateWindows, type Allocation } from '../allocation/service.js';
 import { evaluationWindows, planEvaluation, type BudgetState, type PlannedAlert, type UnitSpend } from './domain.js';
 import * as repo from './repo.js';
 import { listBudgets, type BudgetRow } from '../budgets/repo.js';
@@ -40,13 +40,9 @@ export const ALERT_LIST_LIMIT = 200;
 
 export async function evaluateBudgets(ctx: AppContext, accountId: string, log: DeliveryLog): Promise<AlertView[]> {
   const now = ctx.clock.now();
-  const windows = evaluationWindows(now);
-  const [today, month, lastSevenDays] = await Promise.all([
-    allocate(ctx, accountId, windows.day),
-    allocate(ctx, accountId, windows.month),
-    allocate(ctx, accountId, windows.lastSevenDays),
-  ]);
-  const spend = unitSpend(today, month, lastSevenDays);
+  const { day, month, lastSevenDays } = evaluationWindows(now);
+  const allocations = await allocateWindows(ctx, accountId, { day, month, lastSevenDays });
+  const spend = unitSpend(allocations.day, allocations.month, allocations.lastSevenDays);
   const { fired, dropped } = await withTransaction(ctx.db, async (tx) => {
     await repo.lockAccountEvaluation(tx, accountId);
     const budgets = new Map((await listBudgets(tx, accountId)).map((b) => [b.spend_unit_id, toBudgetState(b)]));

@@ -99,6 +99,13 @@ export async function allocate(ctx: AppContext, accountId: string, w: DayWindow)
   return { from: w.from, to: w.to, rows, unattributedCents: ownOf.get(null) ?? dec(0), totalMeteredCents, personLevelEnabled: personLevel };
 }
 
+/** The allocation of each of several windows (an evaluation's, a digest's), computed concurrently. */
+export async function allocateWindows<K extends string>(ctx: AppContext, accountId: string, windows: Record<K, DayWindow>): Promise<Record<K, Allocation>> {
+  const keys = Object.keys(windows) as K[];
+  const allocations = await Promise.all(keys.map((k) => allocate(ctx, accountId, windows[k])));
+  return Object.fromEntries(keys.map((k, i) => [k, allocations[i]!])) as Record<K, Allocation>;
+}
+
 /**
  * Metered cents per unit (null: unattributed) in SQL, the per-person rows for estimates, and names
  * not yet resolved.

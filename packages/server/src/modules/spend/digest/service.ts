@@ -1,7 +1,7 @@
 import type { AppContext } from '../../../platform/context.js';
 import { withTransaction } from '../../../platform/db/transaction.js';
 import { dec } from '../../../platform/money.js';
-import { allocate } from '../allocation/service.js';
+import { allocateWindows } from '../allocation/service.js';
 import { countAlertsFired } from '../alerts/repo.js';
 import { listBudgets } from '../budgets/repo.js';
 import { enqueueSpendEvent, sendSpendEventNow, type DeliveryLog, type DeliveryOutcomes } from '../deliveries/service.js';
@@ -18,11 +18,7 @@ const midnight = (day: string) => new Date(`${day}T00:00:00Z`);
 export async function getDigest(ctx: AppContext, accountId: string): Promise<Digest> {
   const now = ctx.clock.now();
   const windows = digestWindows(now);
-  const [week, previousWeek, month] = await Promise.all([
-    allocate(ctx, accountId, windows.week),
-    allocate(ctx, accountId, windows.previousWeek),
-    allocate(ctx, accountId, windows.month),
-  ]);
+  const { week, previousWeek, month } = await allocateWindows(ctx, accountId, windows);
   const [budgetRows, alertsFired] = await Promise.all([
     listBudgets(ctx.db, accountId),
     countAlertsFired(ctx.db, accountId, midnight(windows.week.from), midnight(windows.week.to)),

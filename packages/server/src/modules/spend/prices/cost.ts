@@ -72,15 +72,14 @@ type Expr = RawBuilder<unknown>;
 /** The rate columns of a relation, one expression per rate. */
 export type SqlRates = Record<keyof Rates, Expr>;
 
+/** Each key's column of relation `alias`. */
+function columnsOf<K extends string>(alias: string, columns: Record<K, string>): Record<K, Expr> {
+  return Object.fromEntries(Object.entries<string>(columns).map(([key, column]) => [key, sql.ref(`${alias}.${column}`)])) as Record<K, Expr>;
+}
+
 /** The rate columns the price-book lookups name (`ri`, `ro`, `rcr`, `rcw5`, `rcw1`) of relation `alias`. */
 export function bookRates(alias: string): SqlRates {
-  return {
-    input: sql.ref(`${alias}.ri`),
-    output: sql.ref(`${alias}.ro`),
-    cacheRead: sql.ref(`${alias}.rcr`),
-    cacheWrite5m: sql.ref(`${alias}.rcw5`),
-    cacheWrite1h: sql.ref(`${alias}.rcw1`),
-  };
+  return columnsOf(alias, { input: 'ri', output: 'ro', cacheRead: 'rcr', cacheWrite5m: 'rcw5', cacheWrite1h: 'rcw1' });
 }
 
 function rateSql(rates: SqlRates, tokenClass: TokenClass): Expr {
@@ -117,11 +116,5 @@ export function cacheRatesKnownSql(tokens: Tokens<Expr>, rates: SqlRates): Expr 
 
 /** The token columns of a usage group (`u`, `cr`, `cw5`, `cw1`, `o`) of relation `alias`. */
 export function groupTokens(alias: string): Tokens<Expr> {
-  return {
-    uncachedInput: sql.ref(`${alias}.u`),
-    cacheRead: sql.ref(`${alias}.cr`),
-    cacheWrite5m: sql.ref(`${alias}.cw5`),
-    cacheWrite1h: sql.ref(`${alias}.cw1`),
-    output: sql.ref(`${alias}.o`),
-  };
+  return columnsOf(alias, { uncachedInput: 'u', cacheRead: 'cr', cacheWrite5m: 'cw5', cacheWrite1h: 'cw1', output: 'o' });
 }

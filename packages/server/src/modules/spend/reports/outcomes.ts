@@ -7,6 +7,7 @@ import { dec, type Decimal } from '../../../platform/money.js';
 import { allocate } from '../allocation/service.js';
 import { listRecentOutcomes } from '../outcomes/service.js';
 import { OutcomeSchema } from '../outcomes/schema.js';
+import { unitReportSchema, unitTreeFields } from './report-route.js';
 import { perOutcomeCents } from './rounding.js';
 import type { DayWindow } from './window.js';
 
@@ -109,31 +110,24 @@ export async function outcomeReport(ctx: AppContext, accountId: string, w: DayWi
 
 const count = z.number().int();
 
-export const OutcomeReportSchema = z
-  .object({
-    from: z.string(),
-    to: z.string(),
-    rows: z.array(
-      z.object({
-        unitId: z.uuid(),
-        name: z.string(),
-        type: z.enum(['TEAM', 'PROJECT', 'PERSON']),
-        parentId: z.uuid().nullable(),
-        prsMerged: count,
-        issuesDone: count,
-        custom: count,
-        outcomes: count.describe('Outcomes of the window attributed to this unit or a descendant'),
-        aiAssisted: count.describe('Of those, the ones marked aiAssisted'),
-        spendCents: decimalOutput.describe('The allocation’s spendCents: metered totalCents (with descendants) + personEstimateCents'),
-        personEstimateCents: decimalOutput,
-        costPerOutcomeCents: decimalOutput.nullable().describe('spendCents ÷ outcomes, HALF_UP to 4 decimal places; null with no outcomes or no spend'),
-      }),
-    ),
+export const OutcomeReportSchema = unitReportSchema(
+  {
+    ...unitTreeFields,
+    prsMerged: count,
+    issuesDone: count,
+    custom: count,
+    outcomes: count.describe('Outcomes of the window attributed to this unit or a descendant'),
+    aiAssisted: count.describe('Of those, the ones marked aiAssisted'),
+    spendCents: decimalOutput.describe('The allocation’s spendCents: metered totalCents (with descendants) + personEstimateCents'),
+    personEstimateCents: decimalOutput,
+    costPerOutcomeCents: decimalOutput.nullable().describe('spendCents ÷ outcomes, HALF_UP to 4 decimal places; null with no outcomes or no spend'),
+  },
+  {
     totalOutcomes: count.describe('Every outcome of the window, attributed or not'),
     aiAssistedOutcomes: count,
     unattributedOutcomes: count,
     totalSpendCents: decimalOutput.describe('The window’s metered total (attributed or not) + every person estimate'),
     costPerOutcomeCents: decimalOutput.nullable().describe('totalSpendCents ÷ totalOutcomes, HALF_UP to 4 decimal places; null with no outcomes or no spend'),
     recent: z.array(OutcomeSchema).describe('(ours) The latest 200 outcomes regardless of the window, newest first (as GET /api/v1/spend/outcomes)'),
-  })
-  .meta({ id: 'SpendOutcomeReport' });
+  },
+).meta({ id: 'SpendOutcomeReport' });

@@ -6,6 +6,7 @@ import { findFeature } from '../../catalog/index.js';
 import { sumFeatureEventTotals, type FeatureEventTotals } from '../../usage/index.js';
 import { allocate } from '../allocation/service.js';
 import { countOutcomes } from './outcomes.js';
+import { unitReportSchema } from './report-route.js';
 import { perOutcomeCents } from './rounding.js';
 import type { DayWindow } from './window.js';
 import { listUnits } from '../units/repo.js';
@@ -97,30 +98,24 @@ function underLinked(unitId: string, parentOf: Map<string, string | null>, linke
   return false;
 }
 
-export const PnlSchema = z
-  .object({
-    from: z.string(),
-    to: z.string(),
-    rows: z.array(
-      z.object({
-        unitId: z.uuid(),
-        name: z.string(),
-        featureId: z.uuid(),
-        featureKey: z.string().nullable().describe('null only if the feature was deleted while the report ran'),
-        featureName: z.string().nullable(),
-        buildCents: decimalOutput.describe('The allocation’s totalCents of the project (metered, with descendants)'),
-        outcomes: z.number().int().describe('Outcomes of the window attributed to the project or a descendant'),
-        revenueCents: decimalOutput.describe('Σ revenueAmount × 100 of the feature’s CLIENT_TRACKED and ENTITLEMENT_CHECKED events in the window'),
-        serveCostCents: decimalOutput.describe('Σ costAmount × 100 of the same events'),
-        serveMarginCents: decimalOutput.describe('revenueCents − serveCostCents'),
-        netCents: decimalOutput.describe('serveMarginCents − buildCents'),
-        buildPerOutcomeCents: decimalOutput.nullable().describe('buildCents ÷ outcomes, HALF_UP to 4 decimal places; null with no outcomes'),
-      }),
-    ),
+export const PnlSchema = unitReportSchema(
+  {
+    featureId: z.uuid(),
+    featureKey: z.string().nullable().describe('null only if the feature was deleted while the report ran'),
+    featureName: z.string().nullable(),
+    buildCents: decimalOutput.describe('The allocation’s totalCents of the project (metered, with descendants)'),
+    outcomes: z.number().int().describe('Outcomes of the window attributed to the project or a descendant'),
+    revenueCents: decimalOutput.describe('Σ revenueAmount × 100 of the feature’s CLIENT_TRACKED and ENTITLEMENT_CHECKED events in the window'),
+    serveCostCents: decimalOutput.describe('Σ costAmount × 100 of the same events'),
+    serveMarginCents: decimalOutput.describe('revenueCents − serveCostCents'),
+    netCents: decimalOutput.describe('serveMarginCents − buildCents'),
+    buildPerOutcomeCents: decimalOutput.nullable().describe('buildCents ÷ outcomes, HALF_UP to 4 decimal places; null with no outcomes'),
+  },
+  {
     unlinkedProjects: z.array(z.string()).describe('Names of PROJECT units with no feature; left out of the totals'),
     totalBuildCents: decimalOutput.describe('Each cent once: a linked project nested in another is not added twice'),
     totalRevenueCents: decimalOutput.describe('Once per linked feature'),
     totalServeCostCents: decimalOutput.describe('Once per linked feature'),
     totalNetCents: decimalOutput.describe('totalRevenueCents − totalServeCostCents − totalBuildCents'),
-  })
-  .meta({ id: 'SpendPnlReport' });
+  },
+).meta({ id: 'SpendPnlReport' });

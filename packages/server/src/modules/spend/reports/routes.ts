@@ -5,14 +5,13 @@ import { decimalOutput } from '../../../platform/http/decimal-schema.js';
 import { envelopeSchema, ok } from '../../../platform/http/envelope.js';
 import { accountIdOf } from '../../../platform/http/principal.js';
 import { modelsReport, reconcileReport, usageReport } from './usage.js';
-import { dayInput, dayOf, reconcileWindow, usageWindow } from './window.js';
+import { getWindowReport, REPORT_TAGS } from './report-route.js';
+import { reconcileWindow } from './window.js';
 import { SPEND_PROVIDERS } from '../providers.js';
 
-const tags = { tags: ['Spend — Reports'] };
 const provider = z.enum(SPEND_PROVIDERS);
 const num = decimalOutput;
 const numOrNull = decimalOutput.nullable();
-const WindowQuery = z.object({ from: dayInput.optional(), to: dayInput.optional() });
 
 const ModelPriceSchema = z
   .object({
@@ -96,12 +95,24 @@ const ReconcileSchema = z
 export function reportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     const base = '/api/v1/spend/reports';
-    const today = () => dayOf(ctx.clock.now());
-    app.get(`${base}/usage`, { schema: { ...tags, operationId: 'getSpendUsageReport', summary: 'Usage and cost for [from, to) (default: the last 30 days)', description: `Metered = tokens × the price book's rate in force each day (cache read and write rates; batch tier half price), exact fractional cents. Per-person assistant rows appear only under byActor. A window spans at most 366 days.`, querystring: WindowQuery, response: { 200: envelopeSchema(UsageSchema) } } },
-      async (request) => ok(await usageReport(ctx, accountIdOf(request), usageWindow(today(), request.query.from, request.query.to))));
-    app.get(`${base}/reconcile`, { schema: { ...tags, operationId: 'getSpendReconcileReport', summary: 'Metered vs vendor-reported vs invoiced per provider for [from, to] inclusive (default: the last full calendar month)', description: 'An invoice counts only if its whole period sits inside the window. A window spans at most 366 days.', querystring: WindowQuery, response: { 200: envelopeSchema(ReconcileSchema) } } },
-      async (request) => ok(await reconcileReport(ctx, accountIdOf(request), reconcileWindow(today(), request.query.from, request.query.to))));
-    app.get(`${base}/models`, { schema: { ...tags, operationId: 'getSpendModelPrices', summary: 'The price book in force today: one row per model (an operator row wins over the seeded one)', response: { 200: envelopeSchema(z.array(ModelPriceSchema)) } } },
+    getWindowReport(app, ctx, {
+      path: `${base}/usage`,
+      operationId: 'getSpendUsageReport',
+      summary: 'Usage and cost for [from, to) (default: the last 30 days)',
+      description: `Metered = tokens × the price book's rate in force each day (cache read and write rates; batch tier half price), exact fractional cents. Per-person assistant rows appear only under byActor. A window spans at most 366 days.`,
+      response: UsageSchema,
+      run: (accountId, w) => usageReport(ctx, accountId, w),
+    });
+    getWindowReport(app, ctx, {
+      path: `${base}/reconcile`,
+      operationId: 'getSpendReconcileReport',
+      summary: 'Metered vs vendor-reported vs invoiced per provider for [from, to] inclusive (default: the last full calendar month)',
+      description: 'An invoice counts only if its whole period sits inside the window. A window spans at most 366 days.',
+      response: ReconcileSchema,
+      window: reconcileWindow,
+      run: (accountId, w) => reconcileReport(ctx, accountId, w),
+    });
+    app.get(`${base}/models`, { schema: { tags: REPORT_TAGS, operationId: 'getSpendModelPrices', summary: 'The price book in force today: one row per model (an operator row wins over the seeded one)', response: { 200: envelopeSchema(z.array(ModelPriceSchema)) } } },
       async (request) =>
         ok(
           (await modelsReport(ctx, accountIdOf(request))).map((p) => ({
