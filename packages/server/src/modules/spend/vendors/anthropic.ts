@@ -1,5 +1,5 @@
-import type { Decimal } from '../../../platform/money.js';
-import { countOf, cursorPages, exactOf, vendorHttp, type VendorHttp } from './http.js';
+import { bucketRows, countOf, cursorPages, errorMessageOf, exactOf, vendorHttp, type VendorHttp } from './http.js';
+import { assertUsd, dayInWindow, daysOf, sumNullable, sumNullableDecimal } from './units.js';
 import {
   VendorError,
   type ActorMetricRow,
@@ -62,7 +62,7 @@ export function createAnthropicClient(options: VendorClientOptions): VendorClien
   const http = vendorHttp(options, {
     vendor: VENDOR,
     authHeaders: { 'x-api-key': options.adminKey, 'anthropic-version': ANTHROPIC_VERSION },
-    messageOf: anthropicMessageOf,
+    messageOf: errorMessageOf,
   });
   return {
     provider: 'ANTHROPIC',
@@ -79,78 +79,48 @@ export function createAnthropicClient(options: VendorClientOptions): VendorClien
   };
 }
 
-/** Anthropic's error body `{type:"error", error:{type, message}}` → its message. */
-export function anthropicMessageOf(_status: number, body: unknown): string | null {
-  const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
-  return typeof message === 'string' && message.trim() !== '' ? message : null;
+/** Every daily bucket of a report over the window, grouped by `groupBy` (cursor-paged). */
+function dailyBuckets<R>(http: VendorHttp, window: DayWindow, path: string, groupBy: string[]): Promise<Bucket<R>[]> {
+  return cursorPages<Bucket<R>>(http, VENDOR, {
+    path,
+    query: { starting_at: startOfDay(window.from), ending_at: startOfDay(window.to), bucket_width: '1d', 'group_by[]': groupBy, limit: BUCKETS_PER_PAGE },
+  });
 }
 
 async function pullUsage(http: VendorHttp, window: DayWindow): Promise<UsageRow[]> {
-  const buckets = await cursorPages<Bucket<UsageResult>>(http, VENDOR, {
-    path: '/v1/organizations/usage_report/messages',
-    query: {
-      starting_at: startOfDay(window.from),
-      ending_at: startOfDay(window.to),
-      bucket_width: '1d',
-      'group_by[]': ['model', 'workspace_id', 'api_key_id', 'service_tier'],
-      limit: BUCKETS_PER_PAGE,
-    },
-  });
-  const rows: UsageRow[] = [];
-  for (const bucket of buckets) {
-    const day = dayOf(bucket.starting_at, window);
-    if (day === null) continue;
-    for (const r of bucket.results ?? []) {
-      rows.push({
-        day,
-        model: r.model ?? '',
-        workspaceId: r.workspace_id ?? '',
-        apiKeyId: r.api_key_id ?? '',
-        actor: '',
-        serviceTier: r.service_tier ?? '',
-        uncachedInputTokens: countOf(r.uncached_input_tokens, VENDOR, 'uncached_input_tokens'),
-        cacheReadTokens: countOf(r.cache_read_input_tokens, VENDOR, 'cache_read_input_tokens'),
-        cacheWrite5mTokens: countOf(r.cache_creation?.ephemeral_5m_input_tokens, VENDOR, 'ephemeral_5m_input_tokens'),
-        cacheWrite1hTokens: countOf(r.cache_creation?.ephemeral_1h_input_tokens, VENDOR, 'ephemeral_1h_input_tokens'),
-        outputTokens: countOf(r.output_tokens, VENDOR, 'output_tokens'),
-        requests: null,
-        vendorCostCents: null,
-      });
-    }
-  }
-  return rows;
+  const buckets = await dailyBuckets<UsageResult>(http, window, '/v1/organizations/usage_report/messages', ['model', 'workspace_id', 'api_key_id', 'service_tier']);
+  return bucketRows(buckets, (b) => dayOf(b.starting_at, window), (r, day): UsageRow => ({
+    day,
+    model: r.model ?? '',
+    workspaceId: r.workspace_id ?? '',
+    apiKeyId: r.api_key_id ?? '',
+    actor: '',
+    serviceTier: r.service_tier ?? '',
+    uncachedInputTokens: countOf(r.uncached_input_tokens, VENDOR, 'uncached_input_tokens'),
+    cacheReadTokens: countOf(r.cache_read_input_tokens, VENDOR, 'cache_read_input_tokens'),
+    cacheWrite5mTokens: countOf(r.cache_creation?.ephemeral_5m_input_tokens, VENDOR, 'ephemeral_5m_input_tokens'),
+    cacheWrite1hTokens: countOf(r.cache_creation?.ephemeral_1h_input_tokens, VENDOR, 'ephemeral_1h_input_tokens'),
+    outputTokens: countOf(r.output_tokens, VENDOR, 'output_tokens'),
+    requests: null,
+    vendorCostCents: null,
+  }));
 }
 
 async function pullCosts(http: VendorHttp, window: DayWindow): Promise<CostRow[]> {
-  const buckets = await cursorPages<Bucket<CostResult>>(http, VENDOR, {
-    path: '/v1/organizations/cost_report',
-    query: {
-      starting_at: startOfDay(window.from),
-      ending_at: startOfDay(window.to),
-      bucket_width: '1d',
-      'group_by[]': ['workspace_id', 'description'],
-      limit: BUCKETS_PER_PAGE,
-    },
+  const buckets = await dailyBuckets<CostResult>(http, window, '/v1/organizations/cost_report', ['workspace_id', 'description']);
+  return bucketRows(buckets, (b) => dayOf(b.starting_at, window), (r, day): CostRow => {
+    assertUsd(VENDOR, r.currency);
+    const amountCents = exactOf(r.amount, VENDOR, 'cost amount');
+    if (amountCents === null) throw new VendorError(`${VENDOR} sent a cost line without an amount`);
+    return {
+      day,
+      workspaceId: r.workspace_id ?? '',
+      model: r.model ?? null,
+      description: r.description ?? '',
+      costType: r.cost_type ?? null,
+      amountCents,
+    };
   });
-  const rows: CostRow[] = [];
-  for (const bucket of buckets) {
-    const day = dayOf(bucket.starting_at, window);
-    if (day === null) continue;
-    for (const r of bucket.results ?? []) {
-      assertUsd(r.currency);
-      const amountCents = exactOf(r.amount, VENDOR, 'cost amount');
-      if (amountCents === null) throw new VendorError(`${VENDOR} sent a cost line without an amount`);
-      rows.push({
-        day,
-        workspaceId: r.workspace_id ?? '',
-        model: r.model ?? null,
-        description: r.description ?? '',
-        costType: r.cost_type ?? null,
-        amountCents,
-      });
-    }
-  }
-  return rows;
 }
 
 /**
@@ -183,7 +153,7 @@ async function pullClaudeCode(http: VendorHttp, window: DayWindow): Promise<Acto
       });
       for (const m of record.model_breakdown ?? []) {
         if (!m.model) continue;
-        assertUsd(m.estimated_cost?.currency);
+        assertUsd(VENDOR, m.estimated_cost?.currency);
         const input = countOf(m.tokens?.input, VENDOR, 'tokens.input');
         const output = countOf(m.tokens?.output, VENDOR, 'tokens.output');
         const cacheRead = countOf(m.tokens?.cache_read, VENDOR, 'tokens.cache_read');
@@ -224,24 +194,8 @@ function merge(rows: Map<string, ActorMetricRow>, row: ActorMetricRow): void {
     rows.set(key, row);
     return;
   }
-  for (const field of SUMMED) {
-    const a = existing[field];
-    const b = row[field];
-    existing[field] = a === null ? b : b === null ? a : a + b;
-  }
-  existing.vendorCostCents = addDecimal(existing.vendorCostCents, row.vendorCostCents);
-}
-
-function addDecimal(a: Decimal | null, b: Decimal | null): Decimal | null {
-  return a === null ? b : b === null ? a : a.plus(b);
-}
-
-/** Every page of a report: the same query plus `page=<next_page>` until has_more is false. */
-
-function assertUsd(currency: string | null | undefined): void {
-  if (currency && currency.toUpperCase() !== 'USD') {
-    throw new VendorError(`${VENDOR} reported an amount in ${currency}; only USD amounts can be stored`);
-  }
+  for (const field of SUMMED) existing[field] = sumNullable(existing[field], row[field]);
+  existing.vendorCostCents = sumNullableDecimal(existing.vendorCostCents, row.vendorCostCents);
 }
 
 function startOfDay(day: string): string {
@@ -252,14 +206,5 @@ function startOfDay(day: string): string {
 function dayOf(startingAt: string, window: DayWindow): string | null {
   const ms = Date.parse(startingAt);
   if (Number.isNaN(ms)) throw new VendorError(`${VENDOR} sent a bucket starting at ${JSON.stringify(startingAt)}`);
-  const day = new Date(ms).toISOString().slice(0, 10);
-  return day >= window.from && day < window.to ? day : null;
-}
-
-function daysOf(window: DayWindow): string[] {
-  const days: string[] = [];
-  for (let ms = Date.parse(startOfDay(window.from)); ms < Date.parse(startOfDay(window.to)); ms += 86_400_000) {
-    days.push(new Date(ms).toISOString().slice(0, 10));
-  }
-  return days;
+  return dayInWindow(new Date(ms), window);
 }

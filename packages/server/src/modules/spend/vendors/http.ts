@@ -175,6 +175,32 @@ function networkMessage(vendor: string, err: unknown, timeoutMs: number): string
   return `${vendor} could not be reached`;
 }
 
+/** `vendorHttp` for a vendor that takes the admin key as a bearer token (OpenAI, LiteLLM). */
+export function bearerHttp(options: VendorClientOptions, vendor: string, messageOf: (status: number, body: unknown) => string | null): VendorHttp {
+  return vendorHttp(options, { vendor, authHeaders: { authorization: `Bearer ${options.adminKey}` }, messageOf });
+}
+
+/** The error body Anthropic (`{type:"error", error:{type, message}}`) and OpenAI (`{error:{message, type, param, code}}`) answer with → its message. */
+export function errorMessageOf(_status: number, body: unknown): string | null {
+  const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
+  return typeof message === 'string' && message.trim() !== '' ? message : null;
+}
+
+/**
+ * The rows of a daily-bucket report (Anthropic, OpenAI: one bucket per day holding `results`): each
+ * result mapped with its bucket's UTC day; a bucket whose day is outside the window (`dayOf` null)
+ * is dropped, never written.
+ */
+export function bucketRows<B extends { results?: unknown[] }, Row>(buckets: B[], dayOf: (bucket: B) => string | null, row: (result: NonNullable<B['results']>[number], day: string) => Row): Row[] {
+  const rows: Row[] = [];
+  for (const bucket of buckets) {
+    const day = dayOf(bucket);
+    if (day === null) continue;
+    for (const r of bucket.results ?? []) rows.push(row(r, day));
+  }
+  return rows;
+}
+
 /**
  * Every page of a cursor-paged report (Anthropic, OpenAI): the same query plus `page=<next_page>`
  * until `has_more` is false or `next_page` empty. A page without a `data` list, a cursor answered

@@ -1,5 +1,5 @@
 import type { Decimal } from '../../../platform/money.js';
-import { exactOf, vendorHttp } from './http.js';
+import { bearerHttp, exactOf } from './http.js';
 import { liteLlmMessageOf } from './litellm.js';
 import { VendorError, type VendorClientOptions } from './types.js';
 
@@ -44,11 +44,7 @@ const INFO = {
 } as const;
 
 export function createLiteLlmBudgetClient(options: VendorClientOptions): LiteLlmBudgetClient {
-  const http = vendorHttp(options, {
-    vendor: VENDOR,
-    authHeaders: { authorization: `Bearer ${options.adminKey}` },
-    messageOf: liteLlmMessageOf,
-  });
+  const http = bearerHttp(options, VENDOR, liteLlmMessageOf);
   return {
     async setMaxBudget(target, maxBudgetDollars) {
       const { path, idField } = UPDATE[target.kind];

@@ -1,5 +1,5 @@
 import { parseJson } from '../../../platform/http/json.js';
-import { countOf, exactOf, vendorHttp, type VendorHttp } from './http.js';
+import { bearerHttp, countOf, exactOf, type VendorHttp } from './http.js';
 import type { DayWindow, UsageRow, VendorClient, VendorClientOptions } from './types.js';
 import {
   addDays, centsOfDollars, countOrNull, dayOfEpochMs, daysOf, messageText, sumNullableDecimal, textOf,
@@ -33,11 +33,7 @@ const MAX_PAGES = 100_000;
 type SpendLogsPage = { data?: unknown; total_pages?: unknown; total_is_capped?: unknown };
 
 export function createLiteLlmClient(options: VendorClientOptions): VendorClient {
-  const http = vendorHttp(options, {
-    vendor: VENDOR,
-    authHeaders: { authorization: `Bearer ${options.adminKey}` },
-    messageOf: liteLlmMessageOf,
-  });
+  const http = bearerHttp(options, VENDOR, liteLlmMessageOf);
   return {
     provider: 'LITELLM',
     async probe() {

@@ -1,5 +1,5 @@
-import { countOf, cursorPages, exactOf, vendorHttp, type VendorHttp } from './http.js';
-import { centsOfDollars } from './units.js';
+import { bearerHttp, bucketRows, countOf, cursorPages, errorMessageOf, exactOf, type VendorHttp } from './http.js';
+import { assertUsd, centsOfDollars, dayInWindow } from './units.js';
 import { VendorError, type CostRow, type DayWindow, type UsageRow, type VendorClient, type VendorClientOptions } from './types.js';
 
 /**
@@ -31,11 +31,7 @@ type CostsResult = {
 };
 
 export function createOpenAiClient(options: VendorClientOptions): VendorClient {
-  const http = vendorHttp(options, {
-    vendor: VENDOR,
-    authHeaders: { authorization: `Bearer ${options.adminKey}` },
-    messageOf: openAiMessageOf,
-  });
+  const http = bearerHttp(options, VENDOR, errorMessageOf);
   return {
     provider: 'OPENAI',
     async probe() {
@@ -50,90 +46,57 @@ export function createOpenAiClient(options: VendorClientOptions): VendorClient {
   };
 }
 
-/** OpenAI's `ErrorResponse` `{error:{message, type, param, code}}` → its message. */
-export function openAiMessageOf(_status: number, body: unknown): string | null {
-  const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
-  return typeof message === 'string' && message.trim() !== '' ? message : null;
+/** Every daily bucket of a report over the window, grouped by `groupBy` (cursor-paged). */
+function dailyBuckets<R>(http: VendorHttp, window: DayWindow, path: string, groupBy: string[]): Promise<Bucket<R>[]> {
+  return cursorPages<Bucket<R>>(http, VENDOR, {
+    path,
+    query: { start_time: unixOf(window.from), end_time: unixOf(window.to), bucket_width: '1d', group_by: groupBy, limit: BUCKETS_PER_PAGE },
+  });
 }
 
 async function pullUsage(http: VendorHttp, window: DayWindow): Promise<UsageRow[]> {
-  const buckets = await cursorPages<Bucket<CompletionsResult>>(http, VENDOR, {
-    path: '/v1/organization/usage/completions',
-    query: {
-      start_time: unixOf(window.from),
-      end_time: unixOf(window.to),
-      bucket_width: '1d',
-      group_by: ['project_id', 'user_id', 'api_key_id', 'model'],
-      limit: BUCKETS_PER_PAGE,
-    },
+  const buckets = await dailyBuckets<CompletionsResult>(http, window, '/v1/organization/usage/completions', ['project_id', 'user_id', 'api_key_id', 'model']);
+  return bucketRows(buckets, (b) => dayOf(b.start_time, window), (r, day): UsageRow => {
+    const input = countOf(r.input_tokens, VENDOR, 'input_tokens');
+    const cached = countOf(r.input_cached_tokens, VENDOR, 'input_cached_tokens');
+    const cacheWrite = countOf(r.input_cache_write_tokens, VENDOR, 'input_cache_write_tokens');
+    // input_tokens counts every input token, cached and cache-written included (§2.2).
+    const uncached = input - cached - cacheWrite;
+    if (uncached < 0n) throw new VendorError(`${VENDOR} reported more cached than total input tokens (${cached + cacheWrite} > ${input})`);
+    return {
+      day,
+      model: r.model ?? '',
+      workspaceId: r.project_id ?? '',
+      apiKeyId: r.api_key_id ?? '',
+      actor: r.user_id ?? '',
+      serviceTier: '',
+      uncachedInputTokens: uncached,
+      cacheReadTokens: cached,
+      cacheWrite5mTokens: cacheWrite,
+      cacheWrite1hTokens: 0n,
+      outputTokens: countOf(r.output_tokens, VENDOR, 'output_tokens'),
+      requests: countOf(r.num_model_requests, VENDOR, 'num_model_requests'),
+      vendorCostCents: null,
+    };
   });
-  const rows: UsageRow[] = [];
-  for (const bucket of buckets) {
-    const day = dayOf(bucket.start_time, window);
-    if (day === null) continue;
-    for (const r of bucket.results ?? []) {
-      const input = countOf(r.input_tokens, VENDOR, 'input_tokens');
-      const cached = countOf(r.input_cached_tokens, VENDOR, 'input_cached_tokens');
-      const cacheWrite = countOf(r.input_cache_write_tokens, VENDOR, 'input_cache_write_tokens');
-      // input_tokens counts every input token, cached and cache-written included (§2.2).
-      const uncached = input - cached - cacheWrite;
-      if (uncached < 0n) throw new VendorError(`${VENDOR} reported more cached than total input tokens (${cached + cacheWrite} > ${input})`);
-      rows.push({
-        day,
-        model: r.model ?? '',
-        workspaceId: r.project_id ?? '',
-        apiKeyId: r.api_key_id ?? '',
-        actor: r.user_id ?? '',
-        serviceTier: '',
-        uncachedInputTokens: uncached,
-        cacheReadTokens: cached,
-        cacheWrite5mTokens: cacheWrite,
-        cacheWrite1hTokens: 0n,
-        outputTokens: countOf(r.output_tokens, VENDOR, 'output_tokens'),
-        requests: countOf(r.num_model_requests, VENDOR, 'num_model_requests'),
-        vendorCostCents: null,
-      });
-    }
-  }
-  return rows;
 }
 
 async function pullCosts(http: VendorHttp, window: DayWindow): Promise<CostRow[]> {
-  const buckets = await cursorPages<Bucket<CostsResult>>(http, VENDOR, {
-    path: '/v1/organization/costs',
-    query: {
-      start_time: unixOf(window.from),
-      end_time: unixOf(window.to),
-      bucket_width: '1d',
-      group_by: ['project_id', 'line_item'],
-      limit: BUCKETS_PER_PAGE,
-    },
+  const buckets = await dailyBuckets<CostsResult>(http, window, '/v1/organization/costs', ['project_id', 'line_item']);
+  return bucketRows(buckets, (b) => dayOf(b.start_time, window), (r, day): CostRow => {
+    assertUsd(VENDOR, r.amount?.currency);
+    const dollars = exactOf(r.amount?.value, VENDOR, 'amount.value');
+    if (dollars === null) throw new VendorError(`${VENDOR} sent a cost line without an amount`);
+    return {
+      day,
+      workspaceId: r.project_id ?? '',
+      model: null,
+      description: r.line_item ?? '',
+      costType: null,
+      amountCents: centsOfDollars(dollars),
+    };
   });
-  const rows: CostRow[] = [];
-  for (const bucket of buckets) {
-    const day = dayOf(bucket.start_time, window);
-    if (day === null) continue;
-    for (const r of bucket.results ?? []) {
-      const currency = r.amount?.currency;
-      if (currency && currency.toLowerCase() !== 'usd') {
-        throw new VendorError(`${VENDOR} reported an amount in ${currency}; only USD amounts can be stored`);
-      }
-      const dollars = exactOf(r.amount?.value, VENDOR, 'amount.value');
-      if (dollars === null) throw new VendorError(`${VENDOR} sent a cost line without an amount`);
-      rows.push({
-        day,
-        workspaceId: r.project_id ?? '',
-        model: null,
-        description: r.line_item ?? '',
-        costType: null,
-        amountCents: centsOfDollars(dollars),
-      });
-    }
-  }
-  return rows;
 }
-
-/** Dollars → cents, exact (no rounding: cents may be fractional). */
 
 function unixOf(day: string): number {
   return Date.parse(`${day}T00:00:00Z`) / 1000;
@@ -144,6 +107,5 @@ function dayOf(startTime: unknown, window: DayWindow): string | null {
   const seconds = Number(countOf(startTime, VENDOR, 'bucket start_time'));
   const date = new Date(seconds * 1000);
   if (Number.isNaN(date.getTime())) throw new VendorError(`${VENDOR} sent a bucket starting at ${seconds}`);
-  const day = date.toISOString().slice(0, 10);
-  return day >= window.from && day < window.to ? day : null;
+  return dayInWindow(date, window);
 }

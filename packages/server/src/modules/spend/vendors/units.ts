@@ -4,7 +4,7 @@ import { countOf } from './http.js';
 import { VendorError, type DayWindow } from './types.js';
 
 /**
- * Units and windows shared by the Cursor, Copilot and LiteLLM clients. JSON answers are read with
+ * Units and windows shared by the vendor clients. JSON answers are read with
  * `http.exact()` (lossless: a vendor's `0.1` never becomes a float); counts and amounts then go
  * through http.ts's `countOf` / `exactOf`, or `countOrNull` below where "not reported" must stay null.
  */
@@ -35,6 +35,19 @@ export function sumNullable(a: bigint | null, b: bigint | null): bigint | null {
 
 export function sumNullableDecimal(a: Decimal | null, b: Decimal | null): Decimal | null {
   return a === null ? b : b === null ? a : a.plus(b);
+}
+
+/** Only USD amounts can be stored: another currency is the vendor's refusal to us (VendorError). */
+export function assertUsd(vendor: string, currency: string | null | undefined): void {
+  if (currency && currency.toUpperCase() !== 'USD') {
+    throw new VendorError(`${vendor} reported an amount in ${currency}; only USD amounts can be stored`);
+  }
+}
+
+/** The UTC day of an instant when it lies in the window [from, to), else null. */
+export function dayInWindow(date: Date, window: DayWindow): string | null {
+  const day = date.toISOString().slice(0, 10);
+  return day >= window.from && day < window.to ? day : null;
 }
 
 const DAY_MS = 86_400_000;
