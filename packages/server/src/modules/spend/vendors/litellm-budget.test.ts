@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { vendorRefusal } from '../../../../test/fakes/vendors/client-kit.js';
 import { startLiteLlmFake, type LiteLlmFake } from '../../../../test/fakes/vendors/litellm.js';
 import { dec } from '../../../platform/money.js';
 import { budgetInfoOf, createLiteLlmBudgetClient } from './litellm-budget.js';
@@ -28,11 +29,7 @@ describe('LiteLLM budget client against the loopback proxy fake (vendor-apis.md 
   });
 
   test('refusals carry the proxy message: unknown target, bad duration, a reverse proxy page', async () => {
-    const refusal = async (p: Promise<unknown>) => {
-      const err = await p.then(() => null, (e: unknown) => e);
-      assert.ok(err instanceof VendorError, String(err));
-      return err.message;
-    };
+    const refusal = async (p: Promise<unknown>) => (await vendorRefusal(p)).message;
     assert.equal(await refusal(client().setMaxBudget({ kind: 'team', id: 'nope' }, dec(1))), 'Team not found, passed team_id=nope');
     fake.addTarget('user', 'dana');
     fake.acceptMonths = false;
