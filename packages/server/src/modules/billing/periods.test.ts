@@ -105,21 +105,23 @@ test('when now is before the start or after the end then the remaining ratio is 
   assert.equal(computeRemainingRatio(start, start, start).toFixed(), '0');
 });
 
+/** A proration's figures as their exact text, to compare in one assertion. */
+const prorationText = (p: ReturnType<typeof computeUpgradeProration>) => ({
+  ratio: p.ratio.toFixed(),
+  newCharge: p.newCharge.toFixed(),
+  oldCredit: p.oldCredit.toFixed(),
+  amount: p.amount.toFixed(),
+});
+
 test('when upgrading 30.00 → 60.00 with 10 of 30 days elapsed then the adjustment is 40.00 − 20.00 = 20.00', () => {
   const p = computeUpgradeProration({ start, end, now: day('2026-04-11'), oldPrice: usd('30.00'), newPrice: usd('60.00') });
-  assert.equal(p.ratio.toFixed(), '0.66666667');
-  assert.equal(p.newCharge.toFixed(), '40.00');
-  assert.equal(p.oldCredit.toFixed(), '-20.00');
-  assert.equal(p.amount.toFixed(), '20.00');
+  assert.deepEqual(prorationText(p), { ratio: '0.66666667', newCharge: '40.00', oldCredit: '-20.00', amount: '20.00' });
 });
 
 test('when proration lines round then the amount is the difference of the rounded lines', () => {
   // ratio 0.5: 0.5 × 10.01 = 5.005 → 5.01 and 0.5 × 0.01 = 0.005 → 0.01, so 5.00, not round(5.000)
   const p = computeUpgradeProration({ start, end, now: day('2026-04-16'), oldPrice: usd('0.01'), newPrice: usd('10.01') });
-  assert.equal(p.ratio.toFixed(), '0.5');
-  assert.equal(p.newCharge.toFixed(), '5.01');
-  assert.equal(p.oldCredit.toFixed(), '-0.01');
-  assert.equal(p.amount.toFixed(), '5.00');
+  assert.deepEqual(prorationText(p), { ratio: '0.5', newCharge: '5.01', oldCredit: '-0.01', amount: '5.00' });
 });
 
 test('when cancelling immediately then the credit is minus the remaining share of the price, 2 dp', () => {
