@@ -46,6 +46,15 @@ export const monetization: Suite = {
       events: oneEvent,
     });
     const creditHot = await h.measure({ name: 'credit-ingest-hot', method: 'POST', path: '/api/v1/client/events', body: event(() => 'bench-credit-0', creditFeatureKey, true), events: oneEvent });
+    // Under an Idempotency-Key a credit-backed event is a transaction of its own (no lane, ADR 0032).
+    const creditKeyed = await h.measure({
+      name: 'credit-ingest-keyed',
+      method: 'POST',
+      path: '/api/v1/client/events',
+      body: event(() => `bench-credit-${n++ % customers}`, creditFeatureKey, true),
+      headers: () => ({ 'idempotency-key': randomUUID() }),
+      events: oneEvent,
+    });
 
     const t = targets(h, { rawPk, rawInsert, ingest });
     h.print(`monetization: ${h.databaseLabel}, ${h.connections} connections, ${h.seconds}s each; x raw = throughput / raw, p99 x raw = p99 / raw p99`, [
@@ -63,6 +72,7 @@ export const monetization: Suite = {
       { r: ingestHot, baseline: insert, raw: rawInsert, target: { text: 'informational: one customer, one counter row', met: true } },
       { r: creditSpread, baseline: ingest, raw: rawInsert, target: t.creditSpread(creditSpread) },
       { r: creditHot, baseline: ingestHot, raw: rawInsert, target: t.creditHot(creditHot) },
+      { r: creditKeyed, baseline: creditSpread, raw: rawInsert, target: { text: 'informational: a credit event under an Idempotency-Key, a transaction of its own', met: true } },
     ]);
   },
 };

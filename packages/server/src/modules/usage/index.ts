@@ -4,7 +4,7 @@
  */
 export { usageAdminRoutes, usageClientRoutes } from './routes.js';
 export { checkEntitlement, listEntitlementPage } from './entitlements.js';
-export { ingestEvent } from './ingest.js';
+export { ingestEvent } from './ingest/event.js';
 export { getUsageReport } from './report.js';
 export { groupEventTotals, listEventPage, sumFeatureEventTotals, type FeatureEventTotals } from './events.js';
 export { EventListQuery, EventRequestSchema } from './schema.js';

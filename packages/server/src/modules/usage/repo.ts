@@ -28,7 +28,7 @@ export type CheckContext = {
 
 /**
  * The columns of the check context whose change changes what an ingested event writes, hashed: a
- * context kept in memory (ingest.ts) is used only by a statement that recomputes this fingerprint
+ * context kept in memory (ingest/context-memory.ts) is used only by a statement that recomputes this fingerprint
  * from the rows it reads and finds it equal (`insertEventCounting` with a guard).
  */
 const CONTEXT_FINGERPRINT = sql<string>`md5(row(c.id, f.id, s.id, s.plan_id, s.current_period_start, s.current_period_end, s.billing_anchor_day,

@@ -7,11 +7,11 @@ import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import { RefParamsSchema as RefParams } from '../customers/index.js';
-import { batchValidatorCompiler } from './batch-validation.js';
+import { batchValidatorCompiler } from './ingest/batch-validation.js';
 import { checkEntitlement, listEntitlementPage } from './entitlements.js';
 import { getEventOverview, groupEventTotals, listEventPage } from './events.js';
-import { ingestEvent } from './ingest.js';
-import { ingestBatch } from './ingest-batch.js';
+import { ingestEvent } from './ingest/event.js';
+import { ingestBatch } from './ingest/batch.js';
 import { getUsageReport } from './report.js';
 import {
   BATCH_BODY_LIMIT_BYTES,

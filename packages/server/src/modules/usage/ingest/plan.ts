@@ -1,13 +1,13 @@
-import { toJsonb, type Jsonb } from '../../platform/db/jsonb.js';
-import { dec, roundCredits, type Decimal } from '../../platform/money.js';
-import { computeCost, computeUsageRevenue, fromStoredRuleValue, type Pricing, type RuleValue } from '../catalog/index.js';
-import { periodContaining } from './domain.js';
-import type { CheckContext, CounterKey, NewEvent } from './repo.js';
-import type { EventRequest } from './schema.js';
+import { toJsonb, type Jsonb } from '../../../platform/db/jsonb.js';
+import { dec, roundCredits, type Decimal } from '../../../platform/money.js';
+import { computeCost, computeUsageRevenue, fromStoredRuleValue, type Pricing, type RuleValue } from '../../catalog/index.js';
+import { periodContaining } from '../domain.js';
+import type { CheckContext, CounterKey, NewEvent } from '../repo.js';
+import type { EventRequest } from '../schema.js';
 
 /**
  * The pure part of ingestion (compute): what one usage event writes, from facts its setup read.
- * No database, no clock, no id generator: `ingest.ts` reads the facts (setup) and applies the plan
+ * No database, no clock, no id generator: `event.ts` and `apply.ts` read the facts (setup) and applies the plan
  * (execute).
  */
 
@@ -173,7 +173,7 @@ export function drawInputOf(plan: EventPlan) {
  * (ADR 0029): the draw's keys are appended to the plan's rendered context instead of rendering a
  * merged object again. The same five keys the merge would set come last, and jsonb keeps the last
  * of repeated keys, so the stored context equals `toJsonb(afterDraw(…).context)`
- * (`event-plan.test.ts`).
+ * (`plan.test.ts`).
  */
 export function afterDrawRendered(plan: EventPlan, receipt: Parameters<typeof afterDraw>[1]): { revenue: Decimal; context: Jsonb } {
   const billableUnits = plan.units.minus(receipt?.usageCovered ?? dec(0));

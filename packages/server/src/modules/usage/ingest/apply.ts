@@ -1,21 +1,21 @@
 import { sql } from 'kysely';
-import type { NodeCache } from '../../platform/cache/node-cache.js';
-import type { AppContext } from '../../platform/context.js';
-import type { Executor, Tx } from '../../platform/db/database.js';
-import { withTransaction } from '../../platform/db/transaction.js';
-import type { AppError } from '../../platform/errors/app-error.js';
-import { newId } from '../../platform/ids.js';
-import { dec, type Decimal } from '../../platform/money.js';
-import { ensureFeatureForEvent } from '../catalog/index.js';
-import { ensureCustomerForEvent } from '../customers/index.js';
-import { resolveWeightCached, type ResolvedWeight } from '../credits/index.js';
-import * as batchRepo from './batch-repo.js';
-import { captureForEvent, lockFlowHolds, openCreditDraws, type CreditDrawer, type CreditReceipt } from './credits-seam.js';
-import { afterDrawRendered, counterKeyOf, drawInputOf, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './event-plan.js';
+import type { NodeCache } from '../../../platform/cache/node-cache.js';
+import type { AppContext } from '../../../platform/context.js';
+import type { Executor, Tx } from '../../../platform/db/database.js';
+import { withTransaction } from '../../../platform/db/transaction.js';
+import type { AppError } from '../../../platform/errors/app-error.js';
+import { newId } from '../../../platform/ids.js';
+import { dec, type Decimal } from '../../../platform/money.js';
+import { ensureFeatureForEvent } from '../../catalog/index.js';
+import { ensureCustomerForEvent } from '../../customers/index.js';
+import { resolveWeightCached, type ResolvedWeight } from '../../credits/index.js';
+import * as batchRepo from './apply-repo.js';
+import { captureForEvent, lockFlowHolds, openCreditDraws, type CreditDrawer, type CreditReceipt } from '../credits-seam.js';
+import { afterDrawRendered, counterKeyOf, drawInputOf, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './plan.js';
 import { depleted, duplicate, receiptOf } from './receipts.js';
-import { usageRecorded } from './recorded.js';
-import * as repo from './repo.js';
-import type { EventRequest } from './schema.js';
+import { usageRecorded } from '../recorded.js';
+import * as repo from '../repo.js';
+import type { EventRequest } from '../schema.js';
 
 /**
  * The many-event primitive behind batch ingestion and hot-pool grouping: N events of one account

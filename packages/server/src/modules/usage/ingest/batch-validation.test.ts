@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseJson } from '../../platform/http/json.js';
+import { parseJson } from '../../../platform/http/json.js';
 import { fastBatch } from './batch-validation.js';
-import { EventBatchRequestSchema } from './schema.js';
+import { EventBatchRequestSchema } from '../schema.js';
 
 const event = { eventName: ' msg ', eventIdempotencyKey: 'k-1', customerReferenceId: 'c-1', featureKey: ' chat ', usageUnits: 2, costInput: { model: 'gpt' } };
 const batchOf = (...events: unknown[]) => parseJson(JSON.stringify({ events })) as unknown;

@@ -1,6 +1,6 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import type { CreditReceipt } from './credits-seam.js';
-import type { EventPlan } from './event-plan.js';
+import { AppError } from '../../../platform/errors/app-error.js';
+import type { CreditReceipt } from '../credits-seam.js';
+import type { EventPlan } from './plan.js';
 
 /** The answer to a repeated eventIdempotencyKey (contract §4.10: 409 conflict, the stored event untouched). */
 export const duplicate = (key: string) => new AppError('conflict', `Event with eventIdempotencyKey '${key}' was already ingested`);

@@ -1,29 +1,29 @@
-import type { AppContext } from '../../platform/context.js';
-import type { Executor } from '../../platform/db/database.js';
-import { isUniqueViolation, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
-import { isRecorded, withStatement } from '../../platform/db/transaction.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import type { Principal } from '../../platform/http/principal.js';
-import { newId } from '../../platform/ids.js';
-import { customerReferenceRequired, getCustomerById } from '../customers/index.js';
-import { applyEvents, type EventItem, type EventOutcome } from './apply-events.js';
-import { counterKeyOf, isCreditBacked, needsPeriodUsage, planEvent, zeroedColumns } from './event-plan.js';
-import { hotPoolQueue } from './hot-queue.js';
+import type { AppContext } from '../../../platform/context.js';
+import type { Executor } from '../../../platform/db/database.js';
+import { isUniqueViolation, UNIQUE_CONSTRAINTS } from '../../../platform/db/errors.js';
+import { isRecorded, withStatement } from '../../../platform/db/transaction.js';
+import { AppError } from '../../../platform/errors/app-error.js';
+import type { Principal } from '../../../platform/http/principal.js';
+import { newId } from '../../../platform/ids.js';
+import { customerReferenceRequired, getCustomerById } from '../../customers/index.js';
+import { applyEvents, type EventItem, type EventOutcome } from './apply.js';
+import { counterKeyOf, isCreditBacked, needsPeriodUsage, planEvent, zeroedColumns } from './plan.js';
+import { hotPoolQueue } from './lane.js';
 import { duplicate, receiptOf } from './receipts.js';
-import { usageRecorded } from './recorded.js';
+import { usageRecorded } from '../recorded.js';
 import { contextMemory } from './context-memory.js';
-import * as repo from './repo.js';
-import type { EventRequest } from './schema.js';
+import * as repo from '../repo.js';
+import type { EventRequest } from '../schema.js';
 
 /**
  * Ingests one usage event: the event, its revenue and cost, the usage counter and (for
  * credit-backed features) the credit draw-down commit together or not at all. A repeated
  * eventIdempotencyKey is 409 and leaves the first event as it was.
  *
- * Setup (lock-free reads) → plan (event-plan.ts) → execute. A plain counted event is one statement.
+ * Setup (lock-free reads) → plan (plan.ts) → execute. A plain counted event is one statement.
  * Every other event (credit-backed, of a flow, recorded for payments, or of a customer or feature
- * still to be created) goes through the one executor, `applyEvents` (apply-events.ts): in its
- * account's lane (hot-queue.ts) with the events that arrived meanwhile, or as a group of one.
+ * still to be created) goes through the one executor, `applyEvents` (apply.ts): in its
+ * account's lane (lane.ts) with the events that arrived meanwhile, or as a group of one.
  */
 export async function ingestEvent(ctx: AppContext, principal: Principal, input: EventRequest, headerKey: string | undefined) {
   try {
@@ -56,7 +56,7 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
     // remembered context and writes (repo.insertEventCounting's guard); a changed context reads it again.
     const remembered = memory.get(accountId, ref, input.featureKey);
     if (remembered?.feature_id && isCreditBacked(remembered) && lane && flowId === null) {
-      // The group reads the contexts of all its events in one statement (apply-events.ts).
+      // The group reads the contexts of all its events in one statement (apply.ts).
       return await submitToLane(ctx, accountId, { input, ref, key });
     }
     if (remembered && plannableFromMemory(remembered) && !isRecorded()) {
@@ -97,7 +97,7 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
   }
 }
 
-/** A credit-backed or recorded event through its account's lane (hot-queue.ts): its own outcome once its group committed. */
+/** A credit-backed or recorded event through its account's lane (lane.ts): its own outcome once its group committed. */
 async function submitToLane(ctx: AppContext, accountId: string, item: EventItem) {
   return answer([await hotPoolQueue(ctx).submit(accountId, item)]);
 }

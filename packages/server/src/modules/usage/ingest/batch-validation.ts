@@ -1,7 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import { dec } from '../../platform/money.js';
-import { MAX_BATCH_EVENTS, MAX_EVENT_TOKENS, MAX_EVENT_UNITS, type EventBatchRequest, type EventRequest } from './schema.js';
+import { dec } from '../../../platform/money.js';
+import { MAX_BATCH_EVENTS, MAX_EVENT_TOKENS, MAX_EVENT_UNITS, type EventBatchRequest, type EventRequest } from '../schema.js';
 
 /**
  * Validation of POST /events/batch bodies (ADR 0029). zod costs ~25 µs per event, a third of a

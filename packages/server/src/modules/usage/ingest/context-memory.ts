@@ -1,5 +1,5 @@
-import type { AppContext } from '../../platform/context.js';
-import type { IngestContext } from './repo.js';
+import type { AppContext } from '../../../platform/context.js';
+import type { IngestContext } from '../repo.js';
 
 /**
  * The last ingestion context each (account, customer reference, feature key) was read with, per

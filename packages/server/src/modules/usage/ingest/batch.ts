@@ -1,14 +1,14 @@
-import type { AppContext } from '../../platform/context.js';
-import { invalidField } from '../../platform/errors/app-error.js';
-import type { Principal } from '../../platform/http/principal.js';
-import { newId } from '../../platform/ids.js';
-import { getCustomerById } from '../customers/index.js';
-import { applyEvents, type EventItem } from './apply-events.js';
-import type { EventBatchRequest, EventBatchResult } from './schema.js';
+import type { AppContext } from '../../../platform/context.js';
+import { invalidField } from '../../../platform/errors/app-error.js';
+import type { Principal } from '../../../platform/http/principal.js';
+import { newId } from '../../../platform/ids.js';
+import { getCustomerById } from '../../customers/index.js';
+import { applyEvents, type EventItem } from './apply.js';
+import type { EventBatchRequest, EventBatchResult } from '../schema.js';
 
 /**
  * POST /events/batch: every event applied as if sent alone, in order, in one transaction
- * (apply-events.ts), answered per event. A customer key's own customer is used for every event
+ * (apply.ts), answered per event. A customer key's own customer is used for every event
  * (as on POST /events). Retrying the whole batch is safe for events that carry an
  * eventIdempotencyKey: the stored ones come back `duplicate`, nothing is drawn twice.
  */

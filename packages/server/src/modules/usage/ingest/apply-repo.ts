@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
-import { arrayLiteral as arr } from '../../platform/db/array-literal.js';
-import type { Executor, Tx } from '../../platform/db/database.js';
-import type { CounterKey, NewEvent } from './repo.js';
+import { arrayLiteral as arr } from '../../../platform/db/array-literal.js';
+import type { Executor, Tx } from '../../../platform/db/database.js';
+import type { CounterKey, NewEvent } from '../repo.js';
 
 /**
- * SQL of the many-event ingestion (apply-events.ts). Each statement takes its rows as array
+ * SQL of the many-event ingestion (apply.ts). Each statement takes its rows as array
  * parameters (`unnest`), so its text is the same whatever the number of events and it stays one
  * named prepared statement per connection.
  */
@@ -89,7 +89,7 @@ export async function insertEvents(tx: Tx, rows: NewEvent[]): Promise<Set<string
   return new Set(stored.map((r) => r.event_idempotency_key));
 }
 
-/** Deletes events this transaction inserted (a round of apply-events that lost a key race). */
+/** Deletes events this transaction inserted (a round of applyEvents that lost a key race). */
 export async function deleteEvents(tx: Tx, accountId: string, ids: string[]) {
   if (ids.length === 0) return;
   await sql`

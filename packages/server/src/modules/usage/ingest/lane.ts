@@ -1,5 +1,5 @@
-import type { AppContext } from '../../platform/context.js';
-import { applyEvents, type EventItem, type EventOutcome } from './apply-events.js';
+import type { AppContext } from '../../../platform/context.js';
+import { applyEvents, type EventItem, type EventOutcome } from './apply.js';
 
 /**
  * Hot-pool grouping (ADR 0011, ADR 0028): in each node, one lane per account for its credit-backed

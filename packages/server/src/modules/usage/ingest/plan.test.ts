@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dec } from '../../platform/money.js';
+import { dec } from '../../../platform/money.js';
 import { parse } from 'lossless-json';
-import { toJsonb } from '../../platform/db/jsonb.js';
-import { afterDraw, afterDrawRendered, clampOccurredAt, counterKeyOf, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventFacts } from './event-plan.js';
-import type { CheckContext } from './repo.js';
-import type { EventRequest } from './schema.js';
+import { toJsonb } from '../../../platform/db/jsonb.js';
+import { afterDraw, afterDrawRendered, clampOccurredAt, counterKeyOf, needsPeriodUsage, parseOccurredAt, planEvent, zeroedColumns, type EventFacts } from './plan.js';
+import type { CheckContext } from '../repo.js';
+import type { EventRequest } from '../schema.js';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
 const ACCOUNT = '00000000-0000-7000-8000-00000000000a';
