@@ -3,7 +3,7 @@
  * Other modules and app.ts import only from here; everything else under customers/ is private.
  */
 export { customerSubscriptions } from './extensions.js';
-export { customerAdminRoutes, customerClientRoutes } from './routes.js';
+export { customerAdminRoutes, customerClientRoutes, customerTargetOf } from './routes.js';
 export { CustomerCreateSchema, CustomerRefSchema, CustomerUpdateSchema, RefParamsSchema } from './schema.js';
 export {
   createCustomer,
@@ -20,4 +20,5 @@ export {
   resolveCallerCustomer,
   toAdminCustomer,
   type Customer,
+  type CustomerTarget,
 } from './service.js';

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
@@ -6,8 +7,12 @@ import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { accountIdOf, principalOf } from '../../platform/http/principal.js';
 import { AdminCustomerSchema, ClientCustomerSchema, CustomerCreateSchema, CustomerListQuerySchema, CustomerUpdateSchema, RefParamsSchema } from './schema.js';
 import * as service from './service.js';
+import type { CustomerTarget } from './service.js';
 
 const tags = ['Customers'];
+
+/** The customer a `…/customers/:ref/…` route names, in the caller's account (customer keys, portal sessions). */
+export const customerTargetOf = (request: FastifyRequest & { params: { ref: string } }): CustomerTarget => ({ accountId: accountIdOf(request), ref: request.params.ref });
 
 const withSubscriptions = service.toClientCustomerView;
 

@@ -10,6 +10,9 @@ import { customerSubscriptions } from './extensions.js';
 import * as repo from './repo.js';
 import type { CustomerCreate, CustomerUpdate } from './schema.js';
 
+/** A customer named by its reference in the caller's account, as a `…/customers/:ref/…` route names it. */
+export type CustomerTarget = { accountId: string; ref: string };
+
 /** A customer as this module keeps it (its stored record); only customers writes it. */
 export type Customer = repo.CustomerRow;
 

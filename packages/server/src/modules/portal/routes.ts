@@ -3,8 +3,8 @@ import type { AppContext } from '../../platform/context.js';
 import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { envelopeSchema, ok } from '../../platform/http/envelope.js';
 import { pageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
-import { accountIdOf, principalOf } from '../../platform/http/principal.js';
-import { RefParamsSchema } from '../customers/index.js';
+import { principalOf } from '../../platform/http/principal.js';
+import { customerTargetOf, RefParamsSchema } from '../customers/index.js';
 import { IssuedPortalSessionSchema, OwnPortalSessionSchema, PortalSessionCreateSchema, PortalSessionParamsSchema, PortalSessionSchema } from './schema.js';
 import * as service from './service.js';
 
@@ -31,7 +31,7 @@ export function portalRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 201: envelopeSchema(IssuedPortalSessionSchema) },
       },
     }, async (request, reply) =>
-      reply.code(201).send(ok(await service.createPortalSession(ctx, { accountId: accountIdOf(request), ref: request.params.ref }, request.body, publicBaseUrl(ctx.config.publicBaseUrl, request)))));
+      reply.code(201).send(ok(await service.createPortalSession(ctx, customerTargetOf(request), request.body, publicBaseUrl(ctx.config.publicBaseUrl, request)))));
 
     app.get(base, {
       schema: {
@@ -42,7 +42,7 @@ export function portalRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         querystring: pageQuerySchema,
         response: { 200: envelopeSchema(pageSchema(PortalSessionSchema)) },
       },
-    }, async (request) => ok(await service.listPortalSessionPage(ctx, { accountId: accountIdOf(request), ref: request.params.ref }, request.query)));
+    }, async (request) => ok(await service.listPortalSessionPage(ctx, customerTargetOf(request), request.query)));
 
     app.delete(`${base}/:sessionId`, {
       schema: {
@@ -52,7 +52,7 @@ export function portalRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         params: PortalSessionParamsSchema,
         response: { 200: envelopeSchema(PortalSessionSchema) },
       },
-    }, async (request) => ok(await service.revokeSession(ctx, { accountId: accountIdOf(request), ref: request.params.ref }, request.params.sessionId)));
+    }, async (request) => ok(await service.revokeSession(ctx, customerTargetOf(request), request.params.sessionId)));
 
     app.get('/api/v1/client/portal/session', {
       config: { customerKey: 'read' },

@@ -12,13 +12,12 @@ import { withTransaction } from '../../platform/db/transaction.js';
 import { notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
-import { getCustomerById, getCustomerByRef } from '../customers/index.js';
+import { getCustomerById, getCustomerByRef, type CustomerTarget } from '../customers/index.js';
 import { listTopUpOffers } from '../payments/index.js';
 import { computePortalExpiry, computePortalScopes, computePortalUrl } from './domain.js';
 import type { PortalSessionCreate } from './schema.js';
 
-/** Portal-session management: tenant key only (the routes carry no `customerKey`, ADR 0025). */
-type PortalTarget = { accountId: string; ref: string };
+// Portal-session management: tenant key only (the routes carry no `customerKey`, ADR 0025).
 
 function toSessionView(session: PortalSession, customerReferenceId: string) {
   const { id, tokenHint, scopes, returnUrl, active, createdAt, expiresAt, revokedAt } = session;
@@ -26,7 +25,7 @@ function toSessionView(session: PortalSession, customerReferenceId: string) {
 }
 
 /** Opens a portal session for the customer; the answer carries the link and its token, once. */
-export async function createPortalSession(ctx: AppContext, target: PortalTarget, input: PortalSessionCreate, baseUrl: string) {
+export async function createPortalSession(ctx: AppContext, target: CustomerTarget, input: PortalSessionCreate, baseUrl: string) {
   const now = ctx.clock.now();
   return withTransaction(ctx.db, async (tx) => {
     const customer = await getCustomerByRef(tx, target.accountId, target.ref);
@@ -44,7 +43,7 @@ export async function createPortalSession(ctx: AppContext, target: PortalTarget,
   });
 }
 
-export async function listPortalSessionPage(ctx: AppContext, target: PortalTarget, page: PageQuery) {
+export async function listPortalSessionPage(ctx: AppContext, target: CustomerTarget, page: PageQuery) {
   const customer = await getCustomerByRef(ctx.db, target.accountId, target.ref);
   const { sessions, total } = await listPortalSessions(ctx.db, {
     accountId: target.accountId,
@@ -57,7 +56,7 @@ export async function listPortalSessionPage(ctx: AppContext, target: PortalTarge
 }
 
 /** Idempotent: revoking a revoked session answers it with its first revocation time. */
-export async function revokeSession(ctx: AppContext, target: PortalTarget, sessionId: string) {
+export async function revokeSession(ctx: AppContext, target: CustomerTarget, sessionId: string) {
   const customer = await getCustomerByRef(ctx.db, target.accountId, target.ref);
   const session = await revokePortalSession(ctx.db, { accountId: target.accountId, customerId: customer.id, sessionId, now: ctx.clock.now() });
   return toSessionView(session, customer.customer_reference_id);

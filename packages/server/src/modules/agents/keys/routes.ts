@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../../platform/context.js';
 import { emptyEnvelopeSchema, envelopeSchema, ok, okEmpty } from '../../../platform/http/envelope.js';
 import { pageQuerySchema, pageSchema } from '../../../platform/http/pagination.js';
-import { accountIdOf } from '../../../platform/http/principal.js';
-import { RefParamsSchema } from '../../customers/index.js';
+import { customerTargetOf, RefParamsSchema } from '../../customers/index.js';
 import { CustomerKeySchema, IssuedCustomerKeySchema, KeyCreateSchema, KeyParamsSchema, OperatorCustomerKeySchema } from './schema.js';
 import * as service from './service.js';
 
@@ -59,7 +58,7 @@ function keyRoutes(ctx: AppContext, surface: KeySurface): FastifyPluginAsyncZod 
         response: { 201: envelopeSchema(IssuedCustomerKeySchema) },
       },
     }, async (request, reply) =>
-      reply.code(201).send(ok(await service.createCustomerKey(ctx, { accountId: accountIdOf(request), ref: request.params.ref }, request.body?.scopes))));
+      reply.code(201).send(ok(await service.createCustomerKey(ctx, customerTargetOf(request), request.body?.scopes))));
 
     app.get(base, {
       schema: {
@@ -70,7 +69,7 @@ function keyRoutes(ctx: AppContext, surface: KeySurface): FastifyPluginAsyncZod 
         querystring: pageQuerySchema,
         response: { 200: envelopeSchema(pageSchema(surface.operatorView ? OperatorCustomerKeySchema : CustomerKeySchema)) },
       },
-    }, async (request) => ok(await listPage(ctx, { accountId: accountIdOf(request), ref: request.params.ref }, request.query)));
+    }, async (request) => ok(await listPage(ctx, customerTargetOf(request), request.query)));
 
     app.post(`${base}/:keyId/rotate`, {
       schema: {
@@ -82,7 +81,7 @@ function keyRoutes(ctx: AppContext, surface: KeySurface): FastifyPluginAsyncZod 
         response: { 200: envelopeSchema(IssuedCustomerKeySchema) },
       },
     }, async (request) =>
-      ok(await service.rotateKey(ctx, { accountId: accountIdOf(request), ref: request.params.ref }, request.params.keyId)));
+      ok(await service.rotateKey(ctx, customerTargetOf(request), request.params.keyId)));
 
     app.delete(`${base}/:keyId`, {
       schema: {
@@ -93,7 +92,7 @@ function keyRoutes(ctx: AppContext, surface: KeySurface): FastifyPluginAsyncZod 
         response: { 200: emptyEnvelopeSchema },
       },
     }, async (request) => {
-      await service.revokeKey(ctx, { accountId: accountIdOf(request), ref: request.params.ref }, request.params.keyId);
+      await service.revokeKey(ctx, customerTargetOf(request), request.params.keyId);
       return okEmpty();
     });
   };

@@ -11,11 +11,10 @@ import type { AppContext } from '../../../platform/context.js';
 import type { Executor } from '../../../platform/db/database.js';
 import { withTransaction } from '../../../platform/db/transaction.js';
 import { toPage, type PageQuery } from '../../../platform/http/pagination.js';
-import { getCustomerByRef } from '../../customers/index.js';
+import { getCustomerByRef, type CustomerTarget } from '../../customers/index.js';
 import { computeKeyScopes } from './domain.js';
 
-/** Customer-key management (contract §2.4): tenant key only, the auth hook refuses customer keys. */
-type KeyTarget = { accountId: string; ref: string };
+// Customer-key management (contract §2.4): tenant key only, the auth hook refuses customer keys.
 
 /** The key object of contract §2.4, in its field order; `apiKey` only when just issued. */
 function toKeyView(key: CustomerKey, customerReferenceId: string) {
@@ -36,7 +35,7 @@ function toIssuedKeyView(key: IssuedCustomerKey, customerReferenceId: string) {
 const environmentOf = (ctx: AppContext, db: Executor, accountId: string) =>
   customerKeyEnvironment(db, accountId, ctx.config.apiKeyEnvironment);
 
-export async function createCustomerKey(ctx: AppContext, target: KeyTarget, requestedScopes: string[] | undefined) {
+export async function createCustomerKey(ctx: AppContext, target: CustomerTarget, requestedScopes: string[] | undefined) {
   const scopes = computeKeyScopes(requestedScopes);
   return withTransaction(ctx.db, async (tx) => {
     const customer = await getCustomerByRef(tx, target.accountId, target.ref);
@@ -51,12 +50,12 @@ export async function createCustomerKey(ctx: AppContext, target: KeyTarget, requ
   });
 }
 
-export const listCustomerKeyPage = (ctx: AppContext, target: KeyTarget, page: PageQuery) => pageOfKeys(ctx, target, page, toKeyView);
+export const listCustomerKeyPage = (ctx: AppContext, target: CustomerTarget, page: PageQuery) => pageOfKeys(ctx, target, page, toKeyView);
 
 /** The operator's view (console): each key with its revocation and last use. */
-export const listOperatorKeyPage = (ctx: AppContext, target: KeyTarget, page: PageQuery) => pageOfKeys(ctx, target, page, toOperatorKeyView);
+export const listOperatorKeyPage = (ctx: AppContext, target: CustomerTarget, page: PageQuery) => pageOfKeys(ctx, target, page, toOperatorKeyView);
 
-async function pageOfKeys<V>(ctx: AppContext, target: KeyTarget, page: PageQuery, toView: (key: CustomerKey, ref: string) => V) {
+async function pageOfKeys<V>(ctx: AppContext, target: CustomerTarget, page: PageQuery, toView: (key: CustomerKey, ref: string) => V) {
   const customer = await getCustomerByRef(ctx.db, target.accountId, target.ref);
   const { keys, total } = await listCustomerKeys(ctx.db, {
     accountId: target.accountId,
@@ -69,7 +68,7 @@ async function pageOfKeys<V>(ctx: AppContext, target: KeyTarget, page: PageQuery
 }
 
 /** Revokes the key and issues its replacement (same scopes) in one transaction. */
-export async function rotateKey(ctx: AppContext, target: KeyTarget, keyId: string) {
+export async function rotateKey(ctx: AppContext, target: CustomerTarget, keyId: string) {
   return withTransaction(ctx.db, async (tx) => {
     const customer = await getCustomerByRef(tx, target.accountId, target.ref);
     const key = await rotateCustomerKey(tx, ctx.cache, {
@@ -87,7 +86,7 @@ export async function rotateKey(ctx: AppContext, target: KeyTarget, keyId: strin
  * Idempotent: revoking a revoked key succeeds and keeps its first revocation time. A transaction
  * rather than one statement: the cache's notification to the other nodes commits with it.
  */
-export async function revokeKey(ctx: AppContext, target: KeyTarget, keyId: string) {
+export async function revokeKey(ctx: AppContext, target: CustomerTarget, keyId: string) {
   const customer = await getCustomerByRef(ctx.db, target.accountId, target.ref);
   await withTransaction(ctx.db, (tx) =>
     revokeCustomerKey(tx, ctx.cache, { accountId: target.accountId, customerId: customer.id, keyId, now: ctx.clock.now() }),
