@@ -37,6 +37,7 @@ export {
   PaymentMethods,
   Reservations,
   Subscriptions,
+  TallyCustomer,
   type CallOptions,
   type CheckOptions,
   type CreateCustomerInput,
@@ -57,4 +58,4 @@ export {
   type BatchOptions,
 } from './batcher.js';
 export { meter, TallyMeterReportError, type MeterContext, type MeterOptions, type MeterResult, type MeterUsage } from './meter.js';
-export { TallyCustomer, checkoutOf, type CheckoutRequired, type Completed, type CustomerClientOptions } from './customer.js';
+export { checkoutOf, type CheckoutRequired, type Completed, type CustomerClientOptions } from './customer.js';
