@@ -6,7 +6,7 @@ import * as catalog from '../catalog/index.js';
 import * as credits from '../credits/index.js';
 import * as payments from '../payments/index.js';
 import * as usage from '../usage/index.js';
-import { noInput, tool, type ToolSpec } from './tool-spec.js';
+import { NoInputSchema, tool, type ToolSpec } from './tool-spec.js';
 
 // Admin tools (§8.4 "Admin (flag)"): tenant keys, only with APP_MCP_ADMIN_TOOLS_ENABLED=true. Each
 // takes the Admin API route's own body schema and calls the route's service function.
@@ -32,7 +32,7 @@ const catalogTools: ToolSpec[] = [
     name: 'adminListFeatures',
     access: 'admin',
     description: 'List every feature of the catalog. Read-only, free.',
-    input: noInput,
+    input: NoInputSchema,
     run: async ({ ctx, principal }) => (await catalog.listAllFeatures(ctx, principal.accountId)).map(catalog.toFeature),
   }),
   tool({
@@ -55,7 +55,7 @@ const catalogTools: ToolSpec[] = [
     name: 'adminListPlans',
     access: 'admin',
     description: 'List every plan of the catalog, of every status. Read-only, free.',
-    input: noInput,
+    input: NoInputSchema,
     run: async ({ ctx, principal }) => (await catalog.listAllPlans(ctx, principal.accountId)).map(catalog.toPlan),
   }),
   tool({
@@ -128,7 +128,7 @@ const creditTools: ToolSpec[] = [
     name: 'adminListCreditModels',
     access: 'admin',
     description: 'List the credit models (denominations, hard limit, rollover). Read-only, free.',
-    input: noInput,
+    input: NoInputSchema,
     run: ({ ctx, principal }) => credits.listModels(ctx, principal.accountId),
   }),
   tool({
@@ -195,7 +195,7 @@ const creditTools: ToolSpec[] = [
     name: 'adminListCreditPools',
     access: 'admin',
     description: 'Every credit pool of the account with its balance. Read-only, free.',
-    input: noInput,
+    input: NoInputSchema,
     run: ({ ctx, principal }) => credits.listAccountPools(ctx, principal.accountId),
   }),
   tool({
@@ -316,7 +316,7 @@ const processorTools: ToolSpec[] = [
     name: 'getStripeIntegrationStatus',
     access: 'admin',
     description: 'The payment-processor connection: the stored Stripe secret key and webhook signing secret, masked (absent when not stored). Read-only, free.',
-    input: noInput,
+    input: NoInputSchema,
     run: ({ ctx, principal }) => payments.getMaskedConnection(ctx, principal.accountId),
   }),
   tool({
@@ -337,7 +337,7 @@ const processorTools: ToolSpec[] = [
     confirm: true,
     changesState: true,
     description: "Register this service's webhook endpoint at Stripe (every event type it handles) and store the signing secret. Needs a stored key and confirmAction: true. Free.",
-    input: noInput,
+    input: NoInputSchema,
     run: async ({ ctx, principal, request }) => {
       await payments.registerWebhook(ctx, principal.accountId, publicBaseUrl(ctx.config.publicBaseUrl, request));
       return { webhookRegistered: true };

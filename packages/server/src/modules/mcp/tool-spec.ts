@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { pageQuerySchema } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
-import { CustomerRefSchema } from '../customers/index.js';
 
 /** Who may see and call a tool (contract §8.1): curated = any key, tenant = tenant keys, admin = tenant keys with the admin flag. */
 type ToolAccess = 'curated' | 'tenant' | 'admin';
@@ -31,7 +30,7 @@ export function tool<S extends z.ZodObject>(spec: Omit<ToolSpec, 'input' | 'run'
   return spec;
 }
 
-export const ref = CustomerRefSchema;
-export const noInput = z.object({});
+/** The input of a tool that takes none. */
+export const NoInputSchema = z.object({});
 /** The tool lists return every row (one page of the Client API's largest size). */
 export const firstPage = pageQuerySchema.parse({ limit: 200 });

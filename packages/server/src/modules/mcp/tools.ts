@@ -10,9 +10,9 @@ import * as customers from '../customers/index.js';
 import * as payments from '../payments/index.js';
 import * as usage from '../usage/index.js';
 import { ADMIN_TOOLS } from './admin-tools.js';
-import { firstPage, noInput, ref, tool, type ToolSpec } from './tool-spec.js';
+import { firstPage, NoInputSchema, tool, type ToolSpec } from './tool-spec.js';
 
-const optionalRef = ref.optional().describe("The customer's customerReferenceId. Required with a tenant key; with a customer key omit it (the key's own customer).");
+const optionalRef = customers.CustomerRefSchema.optional().describe("The customer's customerReferenceId. Required with a tenant key; with a customer key omit it (the key's own customer).");
 const units = decimalInput({ min: 0, exclusiveMin: true, max: '1000000000', maxScale: 6, description: 'Proposed units; default 1.' });
 
 // Curated tools (§8.2): tenant and customer keys.
@@ -22,14 +22,14 @@ const curated: ToolSpec[] = [
     name: 'listPlans',
     access: 'curated',
     description: 'List the ACTIVE plans with their features, pricing and credit allocations (the catalog). Read-only, free.',
-    input: noInput,
+    input: NoInputSchema,
     run: ({ ctx, principal }) => catalog.listActiveCatalogItems(ctx, principal.accountId),
   }),
   tool({
     name: 'getCreditPrices',
     access: 'curated',
     description: 'The credit price in effect now for each credit denomination. Read-only, free.',
-    input: noInput,
+    input: NoInputSchema,
     run: ({ ctx, principal }) => credits.listAllPricesInEffect(ctx, principal.accountId),
   }),
   tool({
@@ -112,14 +112,14 @@ const curated: ToolSpec[] = [
 
 // Tenant tools (§8.4): tenant keys only.
 
-const poolInput = z.object({ customerReferenceId: ref, poolId: z.uuid() });
+const poolInput = z.object({ customerReferenceId: customers.CustomerRefSchema, poolId: z.uuid() });
 
 const tenant: ToolSpec[] = [
   tool({
     name: 'listFeatures',
     access: 'tenant',
     description: 'List every feature of the catalog. Read-only, free.',
-    input: noInput,
+    input: NoInputSchema,
     run: async ({ ctx, principal }) => (await catalog.listAllFeatures(ctx, principal.accountId)).map(catalog.toFeature),
   }),
   tool({
@@ -135,14 +135,14 @@ const tenant: ToolSpec[] = [
     description:
       "A customer's entitlements per active subscription: each linked feature with allowed (false for a disabled rule or while a past-due invoice revokes them). " +
       'Usage and credit limits are not in it: use evaluateEntitlement for one feature. Read-only, free (first 200 subscriptions).',
-    input: z.object({ customerReferenceId: ref }),
+    input: z.object({ customerReferenceId: customers.CustomerRefSchema }),
     run: ({ ctx, principal }, args) => usage.listEntitlementPage(ctx, principal, args.customerReferenceId, firstPage),
   }),
   tool({
     name: 'evaluateEntitlement',
     access: 'tenant',
     description: 'Evaluate a proposed usage of a feature for a customer: entitlement, limit simulation and credit quote. Records the check; spends nothing.',
-    input: z.object({ customerReferenceId: ref, featureKey: z.string().min(1).max(128), requestedUsage: units.optional() }),
+    input: z.object({ customerReferenceId: customers.CustomerRefSchema, featureKey: z.string().min(1).max(128), requestedUsage: units.optional() }),
     run: ({ ctx, principal }, args) =>
       usage.checkEntitlement(ctx, principal, {
         customerReferenceId: args.customerReferenceId,
@@ -155,7 +155,7 @@ const tenant: ToolSpec[] = [
     name: 'getCustomer',
     access: 'tenant',
     description: 'A customer with its subscriptions. Read-only, free.',
-    input: z.object({ customerReferenceId: ref }),
+    input: z.object({ customerReferenceId: customers.CustomerRefSchema }),
     run: async ({ ctx, principal }, args) =>
       customers.toClientCustomerView(ctx, await customers.resolveCallerCustomer(ctx.db, principal, args.customerReferenceId)),
   }),
@@ -178,7 +178,7 @@ const tenant: ToolSpec[] = [
     changesState: true,
     description: "Update a customer's e-mail, names or phone number (only the fields sent). Free.",
     input: z.object({
-      customerReferenceId: ref,
+      customerReferenceId: customers.CustomerRefSchema,
       email: customers.CustomerUpdateSchema.shape.email,
       firstName: customers.CustomerUpdateSchema.shape.firstName,
       lastName: customers.CustomerUpdateSchema.shape.lastName,
@@ -196,7 +196,7 @@ const tenant: ToolSpec[] = [
     description:
       "Subscribe a customer to an ACTIVE plan. A paid plan raises a DUE invoice, which MAY SPEND MONEY at once: it is charged to the customer's saved card when a payment processor is connected. " +
       'Needs confirmAction: true after your principal approved it.',
-    input: z.object({ customerReferenceId: ref, planId: z.string().min(1).max(255).describe('Plan uuid or plan key') }),
+    input: z.object({ customerReferenceId: customers.CustomerRefSchema, planId: z.string().min(1).max(255).describe('Plan uuid or plan key') }),
     run: ({ ctx, principal, request }, args) =>
       billing.subscribe(ctx, principal, { customerReferenceId: args.customerReferenceId, planId: args.planId }, { returnBaseUrl: publicBaseUrl(ctx.config.publicBaseUrl, request) }),
   }),
@@ -233,7 +233,7 @@ const tenant: ToolSpec[] = [
       eventIdempotencyKey: z.string().min(1).max(255),
       eventName: usage.EventRequestSchema.shape.eventName,
       occurredAt: z.string().max(64).optional(),
-      customerReferenceId: ref,
+      customerReferenceId: customers.CustomerRefSchema,
       featureKey: usage.EventRequestSchema.shape.featureKey,
       usageUnits: usage.EventRequestSchema.shape.usageUnits,
       model: z.string().max(128).optional(),
@@ -252,7 +252,7 @@ const tenant: ToolSpec[] = [
     name: 'listCustomerInvoices',
     access: 'tenant',
     description: "A customer's invoices (first 200). Read-only, free.",
-    input: z.object({ customerReferenceId: ref }),
+    input: z.object({ customerReferenceId: customers.CustomerRefSchema }),
     run: ({ ctx, principal }, args) => billing.listCustomerInvoicePage(ctx, principal, args.customerReferenceId, firstPage),
   }),
   tool({
@@ -270,7 +270,7 @@ const tenant: ToolSpec[] = [
     name: 'getCreditPools',
     access: 'tenant',
     description: "A customer's credit pools with their balances (first 200). Read-only, free.",
-    input: z.object({ customerReferenceId: ref }),
+    input: z.object({ customerReferenceId: customers.CustomerRefSchema }),
     run: ({ ctx, principal }, args) => credits.listCustomerCreditPools(ctx, principal, args.customerReferenceId, firstPage),
   }),
   tool({
