@@ -20,7 +20,6 @@ export { captureForEvent, flowHasOpenHold, lockFlowHolds, reserveForFlow } from 
 export { ReservationSchema } from './reservations/schema.js';
 export type { Reservation } from './reservations/views.js';
 export { getCustomerPool, grantPurchasedCredits } from './purchases.js';
-export { listPools } from './repo.js';
 export { creditAdminRoutes, creditClientRoutes } from './routes.js';
 export { currentPrices, effectiveWeightTable, findPriceAt, listAllPricesInEffect, publishWeights, resolveWeightCached, tariffAt, type TariffSnapshot } from './tariff/service.js';
 export { tariffPublishWarnings, type PublishedBatch, type TariffWarning } from './tariff/guard.js';

@@ -8,8 +8,8 @@ import { toJsonb } from '../../platform/db/jsonb.js';
 import { stringifyJson } from '../../platform/http/json.js';
 import { newId } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
-import * as billingRepo from '../billing/index.js';
-import * as catalogRepo from '../catalog/index.js';
+import { findInvoice, findSubscription } from '../billing/index.js';
+import { findPlan } from '../catalog/index.js';
 import { getCustomerById } from '../customers/index.js';
 import { availableInGrants } from './domain.js';
 import { drawFromPool, grantCredits, reverseTransaction } from './ledger.js';
@@ -71,7 +71,7 @@ export async function allocateToPlan(ctx: AppContext, accountId: string, input: 
   const amount = dec(input.creditAmount);
   if (amount.lte(0)) throw invalidField('creditAmount', 'must be positive');
   await getModel(ctx, accountId, input.modelId);
-  if (!(await catalogRepo.findPlan(ctx.db, accountId, input.planId))) throw notFound(`Plan not found: ${input.planId}`);
+  if (!(await findPlan(ctx.db, accountId, input.planId))) throw notFound(`Plan not found: ${input.planId}`);
   try {
     await repo.insertAllocation(ctx.db, {
       id: newId(),
@@ -91,7 +91,7 @@ export async function allocateToPlan(ctx: AppContext, accountId: string, input: 
 }
 
 export async function listPlanAllocations(ctx: AppContext, accountId: string, planId: string) {
-  if (!(await catalogRepo.findPlan(ctx.db, accountId, planId))) throw notFound(`Plan not found: ${planId}`);
+  if (!(await findPlan(ctx.db, accountId, planId))) throw notFound(`Plan not found: ${planId}`);
   return (await repo.listAllocations(ctx.db, accountId, [planId])).map(toAllocation);
 }
 
@@ -142,7 +142,7 @@ export async function getPool(ctx: AppContext, accountId: string, id: string) {
 
 export async function linkPool(ctx: AppContext, accountId: string, input: { poolId: string; subscriptionId: string; drawPriority: number; drawLimit?: string | undefined }) {
   const pool = await getPool(ctx, accountId, input.poolId);
-  const subscription = await billingRepo.findSubscription(ctx.db, accountId, input.subscriptionId);
+  const subscription = await findSubscription(ctx.db, accountId, input.subscriptionId);
   if (!subscription) throw notFound(`Subscription not found: ${input.subscriptionId}`);
   if (pool.customer_id && pool.customer_id !== subscription.customer_id) throw invalid("A customer's pool can only be linked to that customer's subscriptions");
   try {
@@ -178,10 +178,10 @@ async function requireOwnedReferences(
   accountId: string,
   refs: { subscriptionId?: string | undefined; customerId?: string | undefined; eventId?: string | undefined; invoiceId?: string | undefined },
 ) {
-  if (refs.subscriptionId && !(await billingRepo.findSubscription(tx, accountId, refs.subscriptionId))) throw notFound(`Subscription not found: ${refs.subscriptionId}`);
+  if (refs.subscriptionId && !(await findSubscription(tx, accountId, refs.subscriptionId))) throw notFound(`Subscription not found: ${refs.subscriptionId}`);
   if (refs.customerId) await getCustomerById(tx, accountId, refs.customerId);
   if (refs.eventId && !(await repo.usageEventExists(tx, accountId, refs.eventId))) throw notFound(`Event not found: ${refs.eventId}`);
-  if (refs.invoiceId && !(await billingRepo.findInvoice(tx, accountId, refs.invoiceId))) throw notFound(`Invoice not found: ${refs.invoiceId}`);
+  if (refs.invoiceId && !(await findInvoice(tx, accountId, refs.invoiceId))) throw notFound(`Invoice not found: ${refs.invoiceId}`);
 }
 
 /** Locks one pool of the account, or 404. */

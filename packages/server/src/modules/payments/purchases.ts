@@ -4,7 +4,7 @@ import { AppError, invalid } from '../../platform/errors/app-error.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
-import { findPriceAt, getCustomerPool, grantPurchasedCredits, listPools } from '../credits/index.js';
+import { findPriceAt, getCustomerPool, grantPurchasedCredits, listAccountPools } from '../credits/index.js';
 import { resolveCallerCustomer, type Customer } from '../customers/index.js';
 import { getAccountSettings, type AccountSettings } from '../settings/index.js';
 import { openHostedCheckout, type ReturnUrls } from './checkout.js';
@@ -110,7 +110,7 @@ export type TopUpOffer = { poolId: string; denomination: string; pricePerCredit:
 export async function listTopUpOffers(ctx: AppContext, accountId: string, customerId: string): Promise<TopUpOffer[]> {
   if (!(await purchaseProcessorKey(ctx, accountId, await getAccountSettings(ctx.db, accountId)))) return [];
   const now = ctx.clock.now();
-  const pools = (await listPools(ctx.db, accountId, { customerId })).filter((p) => p.status !== 'ARCHIVED');
+  const pools = (await listAccountPools(ctx, accountId, customerId)).filter((p) => p.status !== 'ARCHIVED');
   const prices = new Map<string, Awaited<ReturnType<typeof findPriceAt>>>();
   for (const denomination of new Set(pools.map((p) => p.denomination))) prices.set(denomination, await findPriceAt(ctx.db, accountId, denomination, now));
   return pools.flatMap((p) => {

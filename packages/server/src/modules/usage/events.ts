@@ -1,8 +1,8 @@
 import type { AppContext } from '../../platform/context.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import { dec, type Decimal } from '../../platform/money.js';
-import * as catalogRepo from '../catalog/index.js';
-import * as customersRepo from '../customers/index.js';
+import { findFeatureByKey } from '../catalog/index.js';
+import { findCustomerByRef } from '../customers/index.js';
 import * as repo from './repo.js';
 
 type EventListFilter = PageQuery & {
@@ -18,8 +18,8 @@ type EventQuery = Omit<EventListFilter, 'limit' | 'offset'>;
 
 /** The repo filter for a query; null when an unknown customer or feature means nothing can match. */
 async function toEventFilter(ctx: AppContext, accountId: string, q: EventQuery): Promise<repo.EventFilter | null> {
-  const customer = q.customerReferenceId ? await customersRepo.findCustomerByRef(ctx.db, accountId, q.customerReferenceId) : undefined;
-  const feature = q.featureKey ? await catalogRepo.findFeatureByKey(ctx.db, accountId, q.featureKey) : undefined;
+  const customer = q.customerReferenceId ? await findCustomerByRef(ctx.db, accountId, q.customerReferenceId) : undefined;
+  const feature = q.featureKey ? await findFeatureByKey(ctx.db, accountId, q.featureKey) : undefined;
   if ((q.customerReferenceId && !customer) || (q.featureKey && !feature)) return null;
   return {
     customerId: customer?.id,

@@ -2,12 +2,10 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { dec } from '../../platform/money.js';
-import { fromStoredRuleValue } from '../catalog/index.js';
-import * as billingRepo from '../billing/index.js';
-import * as catalogRepo from '../catalog/index.js';
-import { projectEndOfPeriod } from '../billing/index.js';
+import { listCustomerSubscriptions, projectEndOfPeriod } from '../billing/index.js';
+import { findPlan, fromStoredRuleValue, listRulesOfPlans } from '../catalog/index.js';
 import { resolveCallerCustomer } from '../customers/index.js';
-import { listPools, findPriceAt } from '../credits/index.js';
+import { findPriceAt, listAccountPools } from '../credits/index.js';
 import { computeAverageDailyBurn, computeDepletionDate } from './burn.js';
 import { periodContaining } from './domain.js';
 
@@ -18,12 +16,12 @@ import { periodContaining } from './domain.js';
 export async function getUsageReport(ctx: AppContext, principal: Principal, ref: string | undefined) {
   const now = ctx.clock.now();
   const customer = await resolveCallerCustomer(ctx.db, principal, ref);
-  const subscriptions = (await billingRepo.listCustomerSubscriptions(ctx.db, principal.accountId, customer.id)).filter((s) => s.is_active);
+  const subscriptions = (await listCustomerSubscriptions(ctx.db, principal.accountId, customer.id)).filter((s) => s.is_active);
   const out = [];
   for (const s of subscriptions) {
-    const plan = (await catalogRepo.findPlan(ctx.db, principal.accountId, s.plan_id))!;
+    const plan = (await findPlan(ctx.db, principal.accountId, s.plan_id))!;
     const period = periodContaining({ start: s.current_period_start, end: s.current_period_end }, plan.interval_months!, s.billing_anchor_day, now);
-    const rules = await catalogRepo.listRulesOfPlans(ctx.db, principal.accountId, [plan.id]);
+    const rules = await listRulesOfPlans(ctx.db, principal.accountId, [plan.id]);
     const counters = await ctx.db
       .selectFrom('usage_counters')
       .select(['feature_id', 'period_start', sql<string>`used::text`.as('used')])
@@ -52,17 +50,17 @@ export async function getUsageReport(ctx: AppContext, principal: Principal, ref:
 
 /** Per pool: balance, average daily burn since creation, projected depletion, price in effect now. */
 async function poolBurndown(ctx: AppContext, accountId: string, customerId: string, now: Date) {
-  const pools = await listPools(ctx.db, accountId, { customerId });
+  const pools = await listAccountPools(ctx, accountId, customerId);
   return Promise.all(
     pools.map(async (p) => {
-      const burn = computeAverageDailyBurn(dec(p.total_consumed), p.created_at, now);
-      const depletion = computeDepletionDate(dec(p.balance), burn, now);
+      const burn = computeAverageDailyBurn(p.totalConsumed, p.createdAt, now);
+      const depletion = computeDepletionDate(p.balance, burn, now);
       const price = await findPriceAt(ctx.db, accountId, p.denomination, now);
       return {
         poolId: p.id,
         denomination: p.denomination,
-        balance: dec(p.balance),
-        totalConsumed: dec(p.total_consumed),
+        balance: p.balance,
+        totalConsumed: p.totalConsumed,
         ...(burn ? { averageDailyBurn: burn } : {}),
         ...(depletion ? { projectedDepletionDate: depletion } : {}),
         ...(price ? { pricePerCredit: price.pricePerCredit, currency: price.currency } : {}),
