@@ -1,5 +1,4 @@
 import type { Config } from '../../config.js';
-import type { SpendProvider } from './tables.js';
 
 /** What the module needs to know of a vendor besides its client (vendors/<vendor>.ts). */
 type ProviderEntry = {
@@ -17,10 +16,10 @@ type ProviderEntry = {
 export type BaseUrlKey = Extract<keyof Config['spend'], `${string}BaseUrl`>;
 
 /**
- * The one registry of spend vendors. Every provider enum, list and per-vendor table of the module is
- * derived from it, so a request schema cannot silently refuse a vendor the rest accepts. A new vendor
- * is an entry here, its client in vendors/ (`vendorClient`), a fake, a migration widening the
- * provider check, and a test.
+ * The one registry of spend vendors. `SpendProvider` and every provider enum, list and per-vendor
+ * table of the module are derived from it, so a request schema cannot silently refuse a vendor the
+ * rest accepts. A new vendor is an entry here, its client in vendors/ (`vendorClient`), a fake, a
+ * migration widening the provider check, and a test.
  */
 export const PROVIDERS = {
   ANTHROPIC: { metricName: 'anthropic', chunkDays: 31, scopeMeaning: null, baseUrlKey: 'anthropicBaseUrl' },
@@ -28,7 +27,10 @@ export const PROVIDERS = {
   CURSOR: { metricName: 'cursor', chunkDays: 30, scopeMeaning: null, baseUrlKey: 'cursorBaseUrl' },
   COPILOT: { metricName: 'copilot', chunkDays: 31, scopeMeaning: 'the GitHub organisation', baseUrlKey: 'githubBaseUrl' },
   LITELLM: { metricName: 'litellm', chunkDays: 31, scopeMeaning: 'the proxy base URL, e.g. https://litellm.example.com', baseUrlKey: null },
-} as const satisfies Record<SpendProvider, ProviderEntry>;
+} as const satisfies Record<string, ProviderEntry>;
+
+/** A spend vendor: a key of the registry (tables.ts' `provider` columns use this type too). */
+export type SpendProvider = keyof typeof PROVIDERS;
 
 /** Every provider, in the registry's order (the order of the API's provider enums). */
 export const SPEND_PROVIDERS = Object.keys(PROVIDERS) as [SpendProvider, ...SpendProvider[]];

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Int8, Json, Numeric } from '../../platform/db/tables.js';
+import type { SpendProvider } from './providers.js';
 
 /**
  * The spend module's tables (internal AI spend, migration 0013 on): vendor connections and what their syncs
@@ -9,7 +10,8 @@ import type { Int8, Json, Numeric } from '../../platform/db/tables.js';
  * of them changes it here, and test/integration/platform/table-types.test.ts compares both.
  */
 
-export type SpendProvider = 'ANTHROPIC' | 'OPENAI' | 'CURSOR' | 'COPILOT' | 'LITELLM';
+/** The spend vendors: the provider registry's keys (providers.ts), so a new vendor is an entry there. */
+export type { SpendProvider };
 
 export type SpendConnectionStatus = 'ACTIVE' | 'ERROR';
 
