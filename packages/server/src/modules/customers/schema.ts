@@ -35,14 +35,19 @@ export const CustomerUpdateSchema = z.object({
   address: z.string().max(1000).nullish(),
 });
 
+/** The fields both views of a customer show, in their order: who it is, then when it was made and changed. */
+const identityFields = {
+  customerReferenceId: z.string(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  email: z.string().nullable(),
+};
+const timestampFields = { createdAt: z.date(), modifiedAt: z.date() };
+
 export const ClientCustomerSchema = z
   .object({
-    customerReferenceId: z.string(),
-    firstName: z.string().nullable(),
-    lastName: z.string().nullable(),
-    email: z.string().nullable(),
-    createdAt: z.date(),
-    modifiedAt: z.date(),
+    ...identityFields,
+    ...timestampFields,
     subscriptions: z.array(JsonObjectSchema).optional(),
     creditPools: z.array(JsonObjectSchema).optional(),
   })
@@ -51,14 +56,10 @@ export const ClientCustomerSchema = z
 export const AdminCustomerSchema = z
   .object({
     id: z.uuid(),
-    customerReferenceId: z.string(),
-    firstName: z.string().nullable(),
-    lastName: z.string().nullable(),
-    email: z.string().nullable(),
+    ...identityFields,
     phoneNumber: z.string().nullable(),
     source: z.string(),
-    createdAt: z.date(),
-    modifiedAt: z.date(),
+    ...timestampFields,
   })
   .meta({ id: 'AdminCustomer' });
 
