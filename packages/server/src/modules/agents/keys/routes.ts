@@ -8,7 +8,7 @@ import * as service from './service.js';
 
 /**
  * One customer's keys as one surface declares them: the Client API (tenant key) and the Admin API
- * (the console's JWT) run the same use cases (keys-service.ts over the accounts face) under their
+ * (the console's JWT) run the same use cases (service.ts over the accounts face) under their
  * own paths, tags and operation ids; the admin list adds each key's revocation time and last use.
  */
 type KeySurface = {
