@@ -77,8 +77,7 @@ export async function grantPeriodCredits(tx: Tx, subscription: SubscriptionRow, 
 
 /** Cancellation: every plan-included grant of the subscription that still holds credits is voided. */
 export async function clawBackPlanCredits(tx: Tx, subscription: SubscriptionRow, now: Date) {
-  const links = await tx.selectFrom('credit_pool_links').select('credit_pool_id').where('account_id', '=', subscription.account_id).where('subscription_id', '=', subscription.id).execute();
-  const pools = await repo.lockPools(tx, subscription.account_id, links.map((l) => l.credit_pool_id));
+  const pools = await repo.lockPools(tx, subscription.account_id, await repo.listLinkedPoolIds(tx, subscription.account_id, subscription.id));
   for (const pool of pools) {
     const grants = (await repo.listRollableGrants(tx, subscription.account_id, subscription.id, pool.id)).filter((g) => g.grant_type === 'PLAN_INCLUDED');
     for (const g of grants) await expireGrant(tx, pool, g, dec(g.remaining), 'Claw back on subscription cancellation', now, { void: true });

@@ -273,6 +273,12 @@ export async function countTransactions(db: Executor, accountId: string, poolId:
 export const listDraws = (db: Executor, accountId: string, transactionId: string) =>
   db.selectFrom('credit_transaction_draws').selectAll().where('account_id', '=', accountId).where('transaction_id', '=', transactionId).execute();
 
+/** The ids of the pools linked to a subscription. */
+export async function listLinkedPoolIds(db: Executor, accountId: string, subscriptionId: string): Promise<string[]> {
+  const links = await db.selectFrom('credit_pool_links').select('credit_pool_id').where('account_id', '=', accountId).where('subscription_id', '=', subscriptionId).execute();
+  return links.map((l) => l.credit_pool_id);
+}
+
 // Draw-down of many events (draw.ts `openCreditDraws`)
 
 /** The pools linked to the subscriptions in the denominations, locked in pool-id order (every writer's order). */

@@ -147,6 +147,15 @@ async function findCounterUsed(db: Executor, key: CounterKey): Promise<string | 
   return row?.used ?? null;
 }
 
+/** Every period counter of a subscription (the usage report's read). */
+export const listSubscriptionCounters = (db: Executor, accountId: string, subscriptionId: string) =>
+  db
+    .selectFrom('usage_counters')
+    .select(['feature_id', 'period_start', sql<string>`used::text`.as('used')])
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .execute();
+
 export type CounterKey = { accountId: string; subscriptionId: string; featureId: string; periodStart: Date };
 
 export type NewEvent = Omit<UsageEventRow, 'context' | 'meta' | 'input_tokens' | 'output_tokens'> & {

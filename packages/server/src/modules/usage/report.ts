@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { dec } from '../../platform/money.js';
@@ -8,6 +7,7 @@ import { resolveCallerCustomer } from '../customers/index.js';
 import { findPriceAt, listAccountPools } from '../credits/index.js';
 import { computeAverageDailyBurn, computeDepletionDate } from './burn.js';
 import { periodContaining } from './domain.js';
+import { listSubscriptionCounters } from './repo.js';
 
 /**
  * The burndown for one customer: per active subscription and per rule on its plan, usage in the
@@ -22,12 +22,7 @@ export async function getUsageReport(ctx: AppContext, principal: Principal, ref:
     const plan = (await findPlan(ctx.db, principal.accountId, s.plan_id))!;
     const period = periodContaining({ start: s.current_period_start, end: s.current_period_end }, plan.interval_months!, s.billing_anchor_day, now);
     const rules = await listRulesOfPlans(ctx.db, principal.accountId, [plan.id]);
-    const counters = await ctx.db
-      .selectFrom('usage_counters')
-      .select(['feature_id', 'period_start', sql<string>`used::text`.as('used')])
-      .where('account_id', '=', principal.accountId)
-      .where('subscription_id', '=', s.id)
-      .execute();
+    const counters = await listSubscriptionCounters(ctx.db, principal.accountId, s.id);
     const features = rules.map((r) => {
       const pricing = fromStoredRuleValue(r.value).pricing;
       const mine = counters.filter((k) => k.feature_id === r.feature_id);

@@ -96,3 +96,7 @@ export async function deleteEvents(tx: Tx, accountId: string, ids: string[]) {
     with e as (delete from usage_events where account_id = ${accountId} and id = any(${arr(ids)}::uuid[]) returning account_id, event_idempotency_key)
     delete from usage_event_keys k using e where k.account_id = e.account_id and k.event_idempotency_key = e.event_idempotency_key`.execute(tx);
 }
+
+/** A round of `applyEvents` that captures a flow's hold runs under a savepoint, undone if the round is decided again. */
+export const savepoint = (tx: Tx) => sql`savepoint apply_events_round`.execute(tx);
+export const rollbackToSavepoint = (tx: Tx) => sql`rollback to savepoint apply_events_round`.execute(tx);

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { NodeCache } from '../../../platform/cache/node-cache.js';
 import type { AppContext } from '../../../platform/context.js';
 import type { Executor, Tx } from '../../../platform/db/database.js';
@@ -155,7 +154,7 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
   const drawInputs = plans.map((p) => (p.creditBacked ? { ...drawInputOf(p), weight: weights.get(weightId(p))! } : null));
   for (let round = 1; ; round++) {
     if (round > 1) drawer = await openCreditDraws(tx, accountId, targets, now);
-    if (savepoint) await sql`savepoint apply_events_round`.execute(tx);
+    if (savepoint) await batchRepo.savepoint(tx);
     const used = new Map([...locked.entries()].map(([id, u]) => [id, dec(u)]));
     const stored = await batchRepo.findStoredKeys(tx, accountId, items.map((i) => i.key));
     const rows: repo.NewEvent[] = [];
@@ -202,7 +201,7 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
     const inserted = await batchRepo.insertEvents(tx, rows);
     if (inserted.size < rows.length) {
       if (round >= maxRounds(items)) throw new Error(`applyEvents: no progress after ${round} rounds (every round should learn a stored key)`);
-      if (savepoint) await sql`rollback to savepoint apply_events_round`.execute(tx);
+      if (savepoint) await batchRepo.rollbackToSavepoint(tx);
       else await batchRepo.deleteEvents(tx, accountId, rows.filter((r) => inserted.has(r.event_idempotency_key)).map((r) => r.id));
       continue;
     }
