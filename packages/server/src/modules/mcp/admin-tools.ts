@@ -284,7 +284,7 @@ const creditTools: ToolSpec[] = [
   }),
 ];
 
-const eventFilter = usage.EventListQuery;
+const eventFilter = usage.EventListQuerySchema;
 
 const eventTools: ToolSpec[] = [
   tool({

@@ -7,5 +7,5 @@ export { checkEntitlement, listEntitlementPage } from './entitlements.js';
 export { ingestEvent } from './ingest/event.js';
 export { getUsageReport } from './report.js';
 export { groupEventTotals, listEventPage, sumFeatureEventTotals, type FeatureEventTotals } from './events.js';
-export { EventListQuery, EventRequestSchema } from './schema.js';
+export { EventListQuerySchema, EventRequestSchema } from './schema.js';
 export { usageRecorded, usageRecordedWanted, type UsageRecorded } from './recorded.js';

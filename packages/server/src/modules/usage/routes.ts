@@ -15,17 +15,17 @@ import { ingestBatch } from './ingest/batch.js';
 import { getUsageReport } from './report.js';
 import {
   BATCH_BODY_LIMIT_BYTES,
-  EntitlementParams,
-  EntitlementQuery,
+  EntitlementParamsSchema,
+  EntitlementQuerySchema,
   EntitlementResultSchema,
   EvaluateRequestSchema,
   EventBatchRequestSchema,
   EventBatchResultSchema,
   EventGroupQuery,
   EventGroupsSchema,
-  EventOverviewQuery,
+  EventOverviewQuerySchema,
   EventOverviewSchema,
-  EventListQuery,
+  EventListQuerySchema,
   EventReceiptSchema,
   EventRequestSchema,
   StoredEventSchema,
@@ -44,7 +44,7 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/v1/client/entitlements/:ref/:featureKey', {
       config: { customerKey: 'read' },
-      schema: { tags, operationId: 'checkEntitlement', summary: 'Is the customer entitled to the feature now?', description: 'With a customer key, `ref` must be the key\'s own customer (403 otherwise). A denial is `allowed: false` with `meta.reason`, never an error.', params: EntitlementParams, querystring: EntitlementQuery, response: { 200: envelopeSchema(EntitlementResultSchema) } },
+      schema: { tags, operationId: 'checkEntitlement', summary: 'Is the customer entitled to the feature now?', description: 'With a customer key, `ref` must be the key\'s own customer (403 otherwise). A denial is `allowed: false` with `meta.reason`, never an error.', params: EntitlementParamsSchema, querystring: EntitlementQuerySchema, response: { 200: envelopeSchema(EntitlementResultSchema) } },
     }, async (request) =>
       ok(await checkEntitlement(ctx, principalOf(request), { customerReferenceId: request.params.ref, featureKey: request.params.featureKey, record: request.query.record })));
 
@@ -112,7 +112,7 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 export function usageAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/v1/tanso/events', {
-      schema: { tags: ['Usage events (admin)'], operationId: 'listUsageEvents', summary: 'Usage events with filters, newest first, paged', querystring: pageQuerySchema.extend(EventListQuery.shape), response: { 200: envelopeSchema(pageSchema(StoredEventSchema)) } },
+      schema: { tags: ['Usage events (admin)'], operationId: 'listUsageEvents', summary: 'Usage events with filters, newest first, paged', querystring: pageQuerySchema.extend(EventListQuerySchema.shape), response: { 200: envelopeSchema(pageSchema(StoredEventSchema)) } },
     }, async (request) => ok(await listEventPage(ctx, accountIdOf(request), request.query)));
     app.get('/api/v1/tanso/customers/:ref/usage', {
       schema: { tags: ['Usage events (admin)'], operationId: 'getUsageReportAdmin', summary: "A customer's current-period usage and credit projections (burndown), as the Client API's usage report", params: RefParams, response: { 200: envelopeSchema(UsageReportSchema) } },
@@ -124,7 +124,7 @@ export function usageAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: { tags: ['Usage events (admin)'], operationId: 'groupUsageEvents', summary: 'Usage events summed per customer, feature, event name, model or UTC day, with the event list filters', querystring: EventGroupQuery, response: { 200: envelopeSchema(EventGroupsSchema) } },
     }, async (request) => ok(await groupEventTotals(ctx, accountIdOf(request), request.query)));
     app.get('/api/v1/tanso/events/overview', {
-      schema: { tags: ['Usage events (admin)'], operationId: 'getUsageEventOverview', summary: 'Events per UTC day over the last `days` days, with the top features and customers: the console overview in one read', querystring: EventOverviewQuery, response: { 200: envelopeSchema(EventOverviewSchema) } },
+      schema: { tags: ['Usage events (admin)'], operationId: 'getUsageEventOverview', summary: 'Events per UTC day over the last `days` days, with the top features and customers: the console overview in one read', querystring: EventOverviewQuerySchema, response: { 200: envelopeSchema(EventOverviewSchema) } },
     }, async (request) => ok(await getEventOverview(ctx, accountIdOf(request), request.query)));
   };
 }

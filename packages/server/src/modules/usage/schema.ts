@@ -156,10 +156,10 @@ export const SubscriptionEntitlementsSchema = z
   })
   .meta({ id: 'SubscriptionEntitlements' });
 
-export const EntitlementParams = z.object({ ref: z.string().min(1).max(255), featureKey: z.string().min(1).max(128) });
-export const EntitlementQuery = z.object({ record: queryBoolean.default(true).describe('Record an ENTITLEMENT_CHECKED event (default true)') });
+export const EntitlementParamsSchema = z.object({ ref: z.string().min(1).max(255), featureKey: z.string().min(1).max(128) });
+export const EntitlementQuerySchema = z.object({ record: queryBoolean.default(true).describe('Record an ENTITLEMENT_CHECKED event (default true)') });
 
-export const EventListQuery = z.object({
+export const EventListQuerySchema = z.object({
   customerReferenceId: z.string().min(1).max(255).optional(),
   featureKey: z.string().min(1).max(128).optional(),
   from: z.iso.datetime({ offset: true }).optional(),
@@ -168,7 +168,7 @@ export const EventListQuery = z.object({
   flowId: z.string().min(1).max(255).optional(),
 });
 
-export const EventGroupQuery = EventListQuery.extend({
+export const EventGroupQuery = EventListQuerySchema.extend({
   groupBy: z.enum(['customer', 'feature', 'eventName', 'model', 'day']).describe('customer (reference), feature (key), eventName, model, or day (UTC, YYYY-MM-DD)'),
 });
 
@@ -188,7 +188,7 @@ export const EventGroupsSchema = z
   })
   .meta({ id: 'EventGroups' });
 
-export const EventOverviewQuery = z.object({
+export const EventOverviewQuerySchema = z.object({
   days: z.coerce.number().int().min(1).max(366).default(30).describe('Whole UTC days in the window, ending with the service\'s current day (default 30)'),
   top: z.coerce.number().int().min(1).max(100).default(5).describe('Features and customers listed, most events first (default 5)'),
   eventType: z.enum(['CLIENT_TRACKED', 'ENTITLEMENT_CHECKED']).optional(),

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../../platform/context.js';
 import { envelopeSchema, ok } from '../../../platform/http/envelope.js';
 import { principalOf } from '../../../platform/http/principal.js';
-import { CaptureSchema, ReservationParams, ReservationSchema, reservationSchemas } from './schema.js';
+import { CaptureSchema, ReservationParamsSchema, ReservationSchema, reservationSchemas } from './schema.js';
 import * as service from './service.js';
 
 const tags = ['Credits'];
@@ -32,7 +32,7 @@ export function reservationClientRoutes(ctx: AppContext): FastifyPluginAsyncZod 
     });
     app.get(`${base}/:reservationId`, {
       config: { customerKey: 'read' },
-      schema: { tags, operationId: 'getCreditReservation', summary: 'A credit reservation', description: customerKeyNote, params: ReservationParams, response: { 200: envelopeSchema(ReservationSchema) } },
+      schema: { tags, operationId: 'getCreditReservation', summary: 'A credit reservation', description: customerKeyNote, params: ReservationParamsSchema, response: { 200: envelopeSchema(ReservationSchema) } },
     }, async (request) => ok(await service.getReservation(ctx, principalOf(request), request.params.reservationId)));
     app.post(`${base}/:reservationId/capture`, {
       config: { customerKey: 'read' },
@@ -43,7 +43,7 @@ export function reservationClientRoutes(ctx: AppContext): FastifyPluginAsyncZod 
         description:
           'Below the hold, the rest is released to the grants it came from. Above it, the excess is drawn from the linked pools as far as they go, on soft and hard pools alike, never below zero; the shortfall is `uncoveredCredits`. ' +
           'The same amount again answers the captured reservation (idempotent); another amount, or a released or expired reservation (also one past its expiry that the job has not reached yet), is 409 reservation_closed. ' + customerKeyNote,
-        params: ReservationParams,
+        params: ReservationParamsSchema,
         body: CaptureSchema,
         response: { 200: envelopeSchema(ReservationSchema) },
       },
@@ -55,7 +55,7 @@ export function reservationClientRoutes(ctx: AppContext): FastifyPluginAsyncZod 
         operationId: 'releaseCreditReservation',
         summary: 'Release a hold without consuming anything',
         description: 'Idempotent: a released or expired reservation answers as it is; a captured one is 409 reservation_closed. ' + customerKeyNote,
-        params: ReservationParams,
+        params: ReservationParamsSchema,
         response: { 200: envelopeSchema(ReservationSchema) },
       },
     }, async (request) => ok(await service.releaseReservation(ctx, principalOf(request), request.params.reservationId)));

@@ -20,7 +20,7 @@ export const CaptureSchema = z.object({
   amount: decimalInput({ min: 0, max: MAX_CREDIT_AMOUNT, maxScale: 6, description: 'Actual credits consumed. Below the hold: the rest is released. Above it: the excess is drawn as far as the pools go (never below zero).' }),
 });
 
-export const ReservationParams = z.object({ reservationId: z.uuid() });
+export const ReservationParamsSchema = z.object({ reservationId: z.uuid() });
 
 export const ReservationSchema = z
   .object({

@@ -5,7 +5,7 @@ import { emptyEnvelopeSchema, envelopeSchema, ok, okEmpty } from '../../../platf
 import { pageQuerySchema, pageSchema } from '../../../platform/http/pagination.js';
 import { accountIdOf, adminOf } from '../../../platform/http/principal.js';
 import { warningsField } from './guard.js';
-import { IdParams, PriceHistoryQuery, PricePublishSchema, PriceSchema, WeightHistoryQuery, WeightPublishSchema, WeightSchema } from './schema.js';
+import { IdParamsSchema, PriceHistoryQuerySchema, PricePublishSchema, PriceSchema, WeightHistoryQuerySchema, WeightPublishSchema, WeightSchema } from './schema.js';
 import * as service from './service.js';
 
 const admin = { tags: ['Credit tariff (admin)'] };
@@ -25,9 +25,9 @@ export function tariffAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       });
     app.get(`${base}/weights`, { schema: { ...admin, operationId: 'listCreditWeights', summary: 'Current weight per (feature, model) plus scheduled rows', response: { 200: envelopeSchema(z.array(WeightSchema)) } } },
       async (request) => ok(await service.listWeights(ctx, accountIdOf(request))));
-    app.get(`${base}/weights/history`, { schema: { ...admin, operationId: 'getCreditWeightHistory', summary: 'One (feature, model) weight chain, newest first', querystring: WeightHistoryQuery, response: { 200: envelopeSchema(z.array(WeightSchema)) } } },
+    app.get(`${base}/weights/history`, { schema: { ...admin, operationId: 'getCreditWeightHistory', summary: 'One (feature, model) weight chain, newest first', querystring: WeightHistoryQuerySchema, response: { 200: envelopeSchema(z.array(WeightSchema)) } } },
       async (request) => ok(await service.weightHistory(ctx, accountIdOf(request), request.query.featureId, request.query.model)));
-    app.delete(`${base}/weights/:id`, { schema: { ...admin, operationId: 'deleteCreditWeight', summary: 'Delete a weight row not yet in effect', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
+    app.delete(`${base}/weights/:id`, { schema: { ...admin, operationId: 'deleteCreditWeight', summary: 'Delete a weight row not yet in effect', params: IdParamsSchema, response: { 200: emptyEnvelopeSchema } } },
       async (request) => {
         await service.deleteWeight(ctx, accountIdOf(request), request.params.id);
         return okEmpty();
@@ -40,9 +40,9 @@ export function tariffAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       });
     app.get(`${base}/prices`, { schema: { ...admin, operationId: 'listCreditPrices', summary: 'Current price per denomination plus scheduled rows', response: { 200: envelopeSchema(z.array(PriceSchema)) } } },
       async (request) => ok(await service.listPrices(ctx, accountIdOf(request))));
-    app.get(`${base}/prices/history`, { schema: { ...admin, operationId: 'getCreditPriceHistory', summary: 'One denomination price chain, newest first', querystring: PriceHistoryQuery, response: { 200: envelopeSchema(z.array(PriceSchema)) } } },
+    app.get(`${base}/prices/history`, { schema: { ...admin, operationId: 'getCreditPriceHistory', summary: 'One denomination price chain, newest first', querystring: PriceHistoryQuerySchema, response: { 200: envelopeSchema(z.array(PriceSchema)) } } },
       async (request) => ok(await service.priceHistory(ctx, accountIdOf(request), request.query.denomination)));
-    app.delete(`${base}/prices/:id`, { schema: { ...admin, operationId: 'deleteCreditPrice', summary: 'Delete a price row not yet in effect', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
+    app.delete(`${base}/prices/:id`, { schema: { ...admin, operationId: 'deleteCreditPrice', summary: 'Delete a price row not yet in effect', params: IdParamsSchema, response: { 200: emptyEnvelopeSchema } } },
       async (request) => {
         await service.deletePrice(ctx, accountIdOf(request), request.params.id);
         return okEmpty();

@@ -68,12 +68,12 @@ export const PriceSchema = z
   })
   .meta({ id: 'CreditPrice' });
 
-export const WeightHistoryQuery = z.object({
+export const WeightHistoryQuerySchema = z.object({
   featureId: z.uuid(),
   model: z.string().max(128).optional().describe('Absent or blank: the feature-default chain'),
 });
-export const PriceHistoryQuery = z.object({ denomination: z.string().trim().min(1).max(255) });
-export const IdParams = z.object({ id: z.uuid() });
+export const PriceHistoryQuerySchema = z.object({ denomination: z.string().trim().min(1).max(255) });
+export const IdParamsSchema = z.object({ id: z.uuid() });
 
 export type WeightPublish = z.output<typeof WeightPublishSchema>;
 export type PricePublish = z.output<typeof PricePublishSchema>;
