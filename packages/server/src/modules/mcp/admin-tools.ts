@@ -12,7 +12,8 @@ import { NoInputSchema, tool, type ToolSpec } from './tool-spec.js';
 // takes the Admin API route's own body schema and calls the route's service function.
 
 const id = z.uuid();
-const ruleKey = z.object({ planId: id, featureId: id });
+const planInput = z.object({ planId: id });
+const ruleKey = planInput.extend({ featureId: id });
 /** The original's tools take the rule value as a JSON string; `value` (an object) is ours. */
 const ruleInput = catalog.RuleRequestSchema.extend({
   valueJson: z.string().max(65_536).optional().describe('The rule value document as a JSON string (alternative to value)'),
@@ -62,7 +63,7 @@ const catalogTools: ToolSpec[] = [
     name: 'adminGetPlanWithFeatures',
     access: 'admin',
     description: 'A plan with its linked features and credit allocations. Read-only, free.',
-    input: z.object({ planId: id }),
+    input: planInput,
     run: ({ ctx, principal }, args) => catalog.getPlanWithFeatures(ctx, principal.accountId, args.planId),
   }),
   tool({
@@ -176,7 +177,7 @@ const creditTools: ToolSpec[] = [
     name: 'adminListCreditAllocationsForPlan',
     access: 'admin',
     description: "A plan's credit allocations. Read-only, free.",
-    input: z.object({ planId: id }),
+    input: planInput,
     run: ({ ctx, principal }, args) => credits.listPlanAllocations(ctx, principal.accountId, args.planId),
   }),
   tool({

@@ -13,6 +13,8 @@ import { ADMIN_TOOLS } from './admin-tools.js';
 import { firstPage, NoInputSchema, tool, type ToolSpec } from './tool-spec.js';
 
 const optionalRef = customers.CustomerRefSchema.optional().describe("The customer's customerReferenceId. Required with a tenant key; with a customer key omit it (the key's own customer).");
+/** The input of a tool about one named customer. */
+const customerInput = z.object({ customerReferenceId: customers.CustomerRefSchema });
 const units = decimalInput({ min: 0, exclusiveMin: true, max: '1000000000', maxScale: 6, description: 'Proposed units; default 1.' });
 
 // Curated tools (§8.2): tenant and customer keys.
@@ -112,7 +114,7 @@ const curated: ToolSpec[] = [
 
 // Tenant tools (§8.4): tenant keys only.
 
-const poolInput = z.object({ customerReferenceId: customers.CustomerRefSchema, poolId: z.uuid() });
+const poolInput = customerInput.extend({ poolId: z.uuid() });
 
 const tenant: ToolSpec[] = [
   tool({
@@ -135,7 +137,7 @@ const tenant: ToolSpec[] = [
     description:
       "A customer's entitlements per active subscription: each linked feature with allowed (false for a disabled rule or while a past-due invoice revokes them). " +
       'Usage and credit limits are not in it: use evaluateEntitlement for one feature. Read-only, free (first 200 subscriptions).',
-    input: z.object({ customerReferenceId: customers.CustomerRefSchema }),
+    input: customerInput,
     run: ({ ctx, principal }, args) => usage.listEntitlementPage(ctx, principal, args.customerReferenceId, firstPage),
   }),
   tool({
@@ -155,7 +157,7 @@ const tenant: ToolSpec[] = [
     name: 'getCustomer',
     access: 'tenant',
     description: 'A customer with its subscriptions. Read-only, free.',
-    input: z.object({ customerReferenceId: customers.CustomerRefSchema }),
+    input: customerInput,
     run: async ({ ctx, principal }, args) =>
       customers.toClientCustomerView(ctx, await customers.resolveCallerCustomer(ctx.db, principal, args.customerReferenceId)),
   }),
@@ -252,7 +254,7 @@ const tenant: ToolSpec[] = [
     name: 'listCustomerInvoices',
     access: 'tenant',
     description: "A customer's invoices (first 200). Read-only, free.",
-    input: z.object({ customerReferenceId: customers.CustomerRefSchema }),
+    input: customerInput,
     run: ({ ctx, principal }, args) => billing.listCustomerInvoicePage(ctx, principal, args.customerReferenceId, firstPage),
   }),
   tool({
@@ -270,7 +272,7 @@ const tenant: ToolSpec[] = [
     name: 'getCreditPools',
     access: 'tenant',
     description: "A customer's credit pools with their balances (first 200). Read-only, free.",
-    input: z.object({ customerReferenceId: customers.CustomerRefSchema }),
+    input: customerInput,
     run: ({ ctx, principal }, args) => credits.listCustomerCreditPools(ctx, principal, args.customerReferenceId, firstPage),
   }),
   tool({
