@@ -18,14 +18,14 @@ const cap = decimalInput({ min: 0, max: MAX_CREDIT_AMOUNT, maxScale: 6 });
 const queryCredits = (rule: { exclusiveMin: boolean; description: string }) =>
   decimalInput({ min: 0, max: MAX_CREDIT_AMOUNT, maxScale: 6, ...rule }).transform((d) => d.toFixed());
 
+/** What a model and a pool are both created with: a name and denomination, then the wallet's rules. */
+const walletName = { name: z.string().trim().min(1).max(150), denomination: z.string().trim().min(1).max(32) };
+const walletRules = { hardLimit: z.boolean().optional(), rolloverPolicy: rolloverPolicy.optional(), rolloverCap: cap.nullish(), metadata: metadata.optional() };
+
 export const ModelCreateSchema = z.object({
-  name: z.string().trim().min(1).max(150),
-  denomination: z.string().trim().min(1).max(32),
+  ...walletName,
   description: z.string().max(4000).nullish(),
-  hardLimit: z.boolean().optional(),
-  rolloverPolicy: rolloverPolicy.optional(),
-  rolloverCap: cap.nullish(),
-  metadata: metadata.optional(),
+  ...walletRules,
 });
 
 export const ModelSchema = z
@@ -63,14 +63,10 @@ export const AllocationSchema = z
   .meta({ id: 'PlanCreditAllocation' });
 
 export const PoolCreateSchema = z.object({
-  name: z.string().trim().min(1).max(150),
-  denomination: z.string().trim().min(1).max(32),
+  ...walletName,
   currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code').optional(),
   customerId: z.uuid().optional(),
-  hardLimit: z.boolean().optional(),
-  rolloverPolicy: rolloverPolicy.optional(),
-  rolloverCap: cap.nullish(),
-  metadata: metadata.optional(),
+  ...walletRules,
 });
 
 export const PoolSchema = z

@@ -184,6 +184,17 @@ async function requireOwnedReferences(
   if (refs.invoiceId && !(await findInvoice(tx, accountId, refs.invoiceId))) throw notFound(`Invoice not found: ${refs.invoiceId}`);
 }
 
+/**
+ * The row a manual grant or deduction stored under the same idempotencyKey (the body's key, ledger
+ * rows keep it): the same body replays it; a different body is 409 idempotency_conflict.
+ */
+async function storedUnderKey<T extends { request_hash: string | null }>(key: string | undefined, hash: string, find: (key: string) => Promise<T | undefined>): Promise<T | undefined> {
+  if (!key) return undefined;
+  const existing = await find(key);
+  if (existing && existing.request_hash !== hash) throw new AppError('idempotency_conflict', `Idempotency-Key '${key}' was already used with a different request body`);
+  return existing;
+}
+
 /** Locks one pool of the account, or 404. */
 async function lockPool(tx: Tx, accountId: string, poolId: string) {
   const [pool] = await repo.lockPools(tx, accountId, [poolId]);
@@ -207,13 +218,8 @@ export async function createGrant(ctx: AppContext, accountId: string, input: Gra
   const now = ctx.clock.now();
   return withTransaction(ctx.db, async (tx) => {
     const pool = await lockPool(tx, accountId, input.creditPoolId);
-    if (input.idempotencyKey) {
-      const existing = await repo.findGrantByKey(tx, accountId, input.idempotencyKey);
-      if (existing) {
-        if (existing.request_hash !== hash) throw new AppError('idempotency_conflict', `Idempotency-Key '${input.idempotencyKey}' was already used with a different request body`);
-        return { grant: toGrant(existing), replayed: true };
-      }
-    }
+    const existing = await storedUnderKey(input.idempotencyKey, hash, (key) => repo.findGrantByKey(tx, accountId, key));
+    if (existing) return { grant: toGrant(existing), replayed: true };
     await requireOwnedReferences(tx, accountId, input);
     let unitPrice = input.unitPrice ?? null;
     let currency = input.unitPrice ? (input.currency?.toUpperCase() ?? pool.currency ?? 'USD') : null;
@@ -253,13 +259,8 @@ export async function createDeduction(ctx: AppContext, accountId: string, input:
   const now = ctx.clock.now();
   return withTransaction(ctx.db, async (tx) => {
     const pool = await lockPool(tx, accountId, input.creditPoolId);
-    if (input.idempotencyKey) {
-      const existing = await repo.findTransactionByKey(tx, accountId, input.idempotencyKey);
-      if (existing) {
-        if (existing.request_hash !== hash) throw new AppError('idempotency_conflict', `Idempotency-Key '${input.idempotencyKey}' was already used with a different request body`);
-        return toTransaction(existing);
-      }
-    }
+    const existing = await storedUnderKey(input.idempotencyKey, hash, (key) => repo.findTransactionByKey(tx, accountId, key));
+    if (existing) return toTransaction(existing);
     await requireOwnedReferences(tx, accountId, input);
     if (pool.status === 'FROZEN') throw conflict(`Cannot deduct from frozen pool: ${pool.id}`);
     const grants = await repo.listLiveGrants(tx, accountId, [pool.id]);

@@ -40,6 +40,8 @@ export const PricePublishSchema = z.object({
 });
 
 const status = z.enum(['CURRENT', 'SCHEDULED', 'SUPERSEDED']).describe('SUPERSEDED appears only in history');
+/** Every tariff row (a weight or a price) ends with when it takes effect, who published it, and its status. */
+const scheduled = { effectiveFrom: z.date(), createdBy: z.string().nullable(), createdAt: z.date(), status };
 
 export const WeightSchema = z
   .object({
@@ -48,10 +50,7 @@ export const WeightSchema = z
     featureKey: z.string(),
     model: z.string().nullable(),
     creditsPerUnit: decimalOutput,
-    effectiveFrom: z.date(),
-    createdBy: z.string().nullable(),
-    createdAt: z.date(),
-    status,
+    ...scheduled,
   })
   .meta({ id: 'CreditWeight' });
 
@@ -61,10 +60,7 @@ export const PriceSchema = z
     denomination: z.string(),
     currency: z.string(),
     pricePerCredit: decimalOutput,
-    effectiveFrom: z.date(),
-    createdBy: z.string().nullable(),
-    createdAt: z.date(),
-    status,
+    ...scheduled,
   })
   .meta({ id: 'CreditPrice' });
 

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../../platform/context.js';
-import type { Executor } from '../../../platform/db/database.js';
+import type { Executor, Tx } from '../../../platform/db/database.js';
 import { isUniqueViolation } from '../../../platform/db/errors.js';
 import { withTransaction } from '../../../platform/db/transaction.js';
 import { conflict, invalid, notFound } from '../../../platform/errors/app-error.js';
@@ -220,13 +220,26 @@ export async function weightHistory(ctx: AppContext, accountId: string, featureI
   return classifyWeights(await repo.weightHistory(ctx.db, accountId, featureId, normaliseModel(model)), ctx.clock.now());
 }
 
-export async function deleteWeight(ctx: AppContext, accountId: string, id: string): Promise<void> {
+export const deleteWeight = (ctx: AppContext, accountId: string, id: string) => deleteScheduled(ctx, accountId, id, 'Credit weight', repo.findWeight, repo.deleteWeight);
+
+/**
+ * Deletes a scheduled tariff row (a weight or a price) under the account's tariff lock; a row
+ * already in effect is history and stays. The node caches forget the tariff.
+ */
+async function deleteScheduled(
+  ctx: AppContext,
+  accountId: string,
+  id: string,
+  noun: string,
+  find: (tx: Tx, accountId: string, id: string) => Promise<{ effective_from: Date } | undefined>,
+  remove: (tx: Tx, accountId: string, id: string) => Promise<unknown>,
+): Promise<void> {
   await withTransaction(ctx.db, async (tx) => {
     await repo.lockAccount(tx, accountId);
-    const row = await repo.findWeight(tx, accountId, id);
-    if (!row) throw notFound(`Credit weight not found: ${id}`);
+    const row = await find(tx, accountId, id);
+    if (!row) throw notFound(`${noun} not found: ${id}`);
     if (isInEffect(row.effective_from, ctx.clock.now())) throw invalid(SCHEDULED_ONLY_MESSAGE);
-    await repo.deleteWeight(tx, accountId, id);
+    await remove(tx, accountId, id);
     await forgetTariff(ctx.cache, tx, accountId);
   });
 }
@@ -280,16 +293,7 @@ export async function priceHistory(ctx: AppContext, accountId: string, denominat
   return classifyPrices(await repo.priceHistory(ctx.db, accountId, denomination), ctx.clock.now());
 }
 
-export async function deletePrice(ctx: AppContext, accountId: string, id: string): Promise<void> {
-  await withTransaction(ctx.db, async (tx) => {
-    await repo.lockAccount(tx, accountId);
-    const row = await repo.findPrice(tx, accountId, id);
-    if (!row) throw notFound(`Credit price not found: ${id}`);
-    if (isInEffect(row.effective_from, ctx.clock.now())) throw invalid(SCHEDULED_ONLY_MESSAGE);
-    await repo.deletePrice(tx, accountId, id);
-    await forgetTariff(ctx.cache, tx, accountId);
-  });
-}
+export const deletePrice = (ctx: AppContext, accountId: string, id: string) => deleteScheduled(ctx, accountId, id, 'Credit price', repo.findPrice, repo.deletePrice);
 
 /** Client API: the price in effect now for each priced denomination; scheduled rows never show. */
 /** Every price in effect now, unpaged (the MCP `getCreditPrices` tool). */
