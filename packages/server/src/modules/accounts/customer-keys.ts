@@ -1,3 +1,4 @@
+import type { Selectable } from 'kysely';
 import type { NodeCache } from '../../platform/cache/node-cache.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import { AppError, notFound } from '../../platform/errors/app-error.js';
@@ -6,6 +7,7 @@ import { newId } from '../../platform/ids.js';
 import { generateKey, hashKey, keyHint, type KeyEnvironment } from '../../platform/security/api-keys.js';
 import { forgetAccountKeys } from './key-cache.js';
 import { findActiveTenantKeyHint } from './repo.js';
+import type { ApiKeysTable } from './tables.js';
 
 /** Customer keys expire this many days after issue (contract §2.1). */
 const CUSTOMER_KEY_LIFETIME_DAYS = 1825;
@@ -77,18 +79,10 @@ export async function issueCustomerKey(
   return { id, customerId: input.customerId, apiKey, keyHint: hint, scopes: input.scopes, active: true, expiresAt, createdAt: input.now };
 }
 
-type KeyRow = {
-  id: string;
-  customer_id: string | null;
-  key_hint: string;
-  scopes: string[];
-  expires_at: Date | null;
-  created_at: Date;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-};
-
 const KEY_COLUMNS = ['id', 'customer_id', 'key_hint', 'scopes', 'expires_at', 'created_at', 'revoked_at', 'last_used_at'] as const;
+
+/** A key's row as listed: every column but the account, the kind and the hash. */
+type KeyRow = Pick<Selectable<ApiKeysTable>, (typeof KEY_COLUMNS)[number]>;
 
 /** Whether a key authenticates at `now`: the same rule as the principal lookup (not revoked, not expired). */
 function isCustomerKeyActive(key: { revoked_at: Date | null; expires_at: Date | null }, now: Date): boolean {
