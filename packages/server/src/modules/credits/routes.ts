@@ -38,10 +38,7 @@ export function creditAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(`${base}/models/:modelId`, { schema: { tags, operationId: 'getCreditModel', summary: 'A credit model', params: z.object({ modelId: id }), response: { 200: envelopeSchema(ModelSchema) } } },
       async (request) => ok(service.toModel(await service.getModel(ctx, accountIdOf(request), request.params.modelId))));
     app.delete(`${base}/models/:modelId`, { schema: { tags, operationId: 'deleteCreditModel', summary: 'Delete a credit model (soft)', params: z.object({ modelId: id }), response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await service.deleteModel(ctx, accountIdOf(request), request.params.modelId);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await service.deleteModel(ctx, accountIdOf(request), request.params.modelId)));
 
     const allocationParams = z.object({ modelId: id, planId: id });
     app.post(`${base}/models/:modelId/plans/:planId`, { schema: { tags, operationId: 'allocateCreditsToPlan', summary: 'Include credits of a model in a plan, per period', params: allocationParams, querystring: AllocationQuerySchema, response: { 201: envelopeSchema(AllocationSchema) } } },
@@ -49,10 +46,7 @@ export function creditAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(`${base}/plans/:planId/allocations`, { schema: { tags, operationId: 'listPlanCreditAllocations', summary: "A plan's credit allocations", params: z.object({ planId: id }), response: { 200: envelopeSchema(z.array(AllocationSchema)) } } },
       async (request) => ok(await service.listPlanAllocations(ctx, accountIdOf(request), request.params.planId)));
     app.delete(`${base}/models/:modelId/plans/:planId`, { schema: { tags, operationId: 'removePlanCreditAllocation', summary: 'Remove a plan allocation', params: allocationParams, response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await service.removeAllocation(ctx, accountIdOf(request), request.params.modelId, request.params.planId);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await service.removeAllocation(ctx, accountIdOf(request), request.params.modelId, request.params.planId)));
 
     app.post(`${base}/pools`, { schema: { tags, operationId: 'createCreditPool', summary: 'Create a credit pool', body: PoolCreateSchema, response: { 201: envelopeSchema(PoolSchema) } } },
       async (request, reply) => reply.code(201).send(ok(await service.createPool(ctx, accountIdOf(request), request.body))));
@@ -66,10 +60,7 @@ export function creditAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(`${base}/pools/:poolId/subscriptions/:subscriptionId`, { schema: { tags, operationId: 'linkCreditPool', summary: 'Link a pool to a subscription with a draw priority and optional draw limit', params: linkParams, querystring: LinkQuerySchema, response: { 201: envelopeSchema(LinkSchema) } } },
       async (request, reply) => reply.code(201).send(ok(await service.linkPool(ctx, accountIdOf(request), { ...request.params, ...request.query }))));
     app.delete(`${base}/pools/:poolId/subscriptions/:subscriptionId`, { schema: { tags, operationId: 'unlinkCreditPool', summary: 'Unlink a pool from a subscription', params: linkParams, response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await service.unlinkPool(ctx, accountIdOf(request), request.params.poolId, request.params.subscriptionId);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await service.unlinkPool(ctx, accountIdOf(request), request.params.poolId, request.params.subscriptionId)));
     app.get(`${base}/pools/:poolId/grants`, { schema: { tags, operationId: 'listCreditPoolGrants', summary: "A pool's grants, oldest first", params: z.object({ poolId: id }), response: { 200: envelopeSchema(z.array(GrantSchema)) } } },
       async (request) => ok(await service.listPoolGrants(ctx, accountIdOf(request), request.params.poolId)));
     app.get(`${base}/pools/:poolId/transactions`, { schema: { tags, operationId: 'listCreditPoolTransactions', summary: "A pool's ledger, oldest first", params: z.object({ poolId: id }), response: { 200: envelopeSchema(z.array(TransactionSchema)) } } },

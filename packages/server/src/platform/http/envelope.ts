@@ -5,7 +5,11 @@ export function ok<T>(data: T): { success: true; data: T } {
   return { success: true, data };
 }
 
-export function okEmpty(): { success: true } {
+/**
+ * The envelope of an operation without payload. It takes the awaited effect, so a handler is one
+ * expression: `async (request) => okEmpty(await service.remove(…))` (the value is not sent).
+ */
+export function okEmpty(_done?: unknown): { success: true } {
   return { success: true };
 }
 

@@ -28,10 +28,7 @@ export function tariffAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(`${base}/weights/history`, { schema: { ...admin, operationId: 'getCreditWeightHistory', summary: 'One (feature, model) weight chain, newest first', querystring: WeightHistoryQuerySchema, response: { 200: envelopeSchema(z.array(WeightSchema)) } } },
       async (request) => ok(await service.weightHistory(ctx, accountIdOf(request), request.query.featureId, request.query.model)));
     app.delete(`${base}/weights/:id`, { schema: { ...admin, operationId: 'deleteCreditWeight', summary: 'Delete a weight row not yet in effect', params: IdParamsSchema, response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await service.deleteWeight(ctx, accountIdOf(request), request.params.id);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await service.deleteWeight(ctx, accountIdOf(request), request.params.id)));
 
     app.post(`${base}/prices/publish`, { schema: { ...admin, operationId: 'publishCreditPrices', summary: 'Publish a price batch effective at a future instant (identical replay: the stored rows)', body: PricePublishSchema, response: { 201: envelopeSchema(z.array(PriceSchema)).extend({ warnings: warningsField }) } } },
       async (request, reply) => {
@@ -43,10 +40,7 @@ export function tariffAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(`${base}/prices/history`, { schema: { ...admin, operationId: 'getCreditPriceHistory', summary: 'One denomination price chain, newest first', querystring: PriceHistoryQuerySchema, response: { 200: envelopeSchema(z.array(PriceSchema)) } } },
       async (request) => ok(await service.priceHistory(ctx, accountIdOf(request), request.query.denomination)));
     app.delete(`${base}/prices/:id`, { schema: { ...admin, operationId: 'deleteCreditPrice', summary: 'Delete a price row not yet in effect', params: IdParamsSchema, response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await service.deletePrice(ctx, accountIdOf(request), request.params.id);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await service.deletePrice(ctx, accountIdOf(request), request.params.id)));
   };
 }
 
