@@ -18,7 +18,14 @@ import { countOrNull, daysOf, messageText, parseExact, sumNullable, textOf } fro
  */
 export const COPILOT_TOOL = 'copilot';
 export const GITHUB_API_VERSION = '2026-03-10';
-const VENDOR = 'GitHub';
+/** The vendor label of GitHub's API (errors, metrics), for Copilot and the outcome sources' pull-request search. */
+export const GITHUB = 'GitHub';
+const VENDOR = GITHUB;
+
+/** GitHub's REST API headers (vendor-apis.md §4): the token as bearer, GitHub's JSON media type and the API version. */
+export function githubApiHeaders(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'x-github-api-version': GITHUB_API_VERSION };
+}
 const SEATS_PAGE_SIZE = 100;
 const MAX_PAGES = 1000;
 
@@ -37,7 +44,7 @@ export type CopilotClient = VendorClient & {
 export function createCopilotClient(options: VendorClientOptions): CopilotClient {
   const api = vendorHttp(options, {
     vendor: VENDOR,
-    authHeaders: { authorization: `Bearer ${options.adminKey}`, accept: 'application/vnd.github+json', 'x-github-api-version': GITHUB_API_VERSION },
+    authHeaders: githubApiHeaders(options.adminKey),
     messageOf: githubMessageOf,
   });
   // Signed report links: same timeout, retries and outbound guard, but no GitHub credentials.

@@ -1,4 +1,4 @@
-import { GITHUB_API_VERSION } from './copilot.js';
+import { GITHUB, githubApiHeaders } from './copilot.js';
 import { retryAfterMs, vendorHttp } from './http.js';
 import { VendorError, type DayWindow, type VendorClientOptions } from './types.js';
 import { epochMsOfDay, messageText, textOf } from './units.js';
@@ -21,7 +21,6 @@ export const SEARCH_RESULT_CAP = 1000;
 export const SEARCH_PAGE_SIZE = 100;
 export const REPOS_PER_QUERY = 20;
 export const MAX_RATE_LIMIT_WAIT_MS = 65_000;
-const VENDOR = 'GitHub';
 const DAY_MS = 86_400_000;
 
 export type MergedPull = {
@@ -46,8 +45,8 @@ export function createGithubPrClient(options: Omit<VendorClientOptions, 'scope'>
   const api = vendorHttp(
     { ...options, scope: null },
     {
-      vendor: VENDOR,
-      authHeaders: { authorization: `Bearer ${options.adminKey}`, accept: 'application/vnd.github+json', 'x-github-api-version': GITHUB_API_VERSION },
+      vendor: GITHUB,
+      authHeaders: githubApiHeaders(options.adminKey),
       messageOf: searchMessageOf,
       retryDelayMs: githubRateLimitDelayMs,
     },
