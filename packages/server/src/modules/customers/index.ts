@@ -12,6 +12,7 @@ export {
   toClientCustomer,
   toClientCustomerView,
   updateCustomer,
+  customerPageQuery,
   ensureCustomerForEvent,
   findCustomerById,
   findCustomerByRef,

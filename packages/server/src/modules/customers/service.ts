@@ -13,6 +13,15 @@ import type { CustomerCreate, CustomerUpdate } from './schema.js';
 /** A customer named by its reference in the caller's account, as a `…/customers/:ref/…` route names it. */
 export type CustomerTarget = { accountId: string; ref: string };
 
+/**
+ * A page of what a customer owns (its keys, its portal sessions): the customer named by the target
+ * (404 when absent), and the page query that names it to the owner's list.
+ */
+export async function customerPageQuery(ctx: AppContext, target: CustomerTarget, page: PageQuery) {
+  const customer = await getCustomerByRef(ctx.db, target.accountId, target.ref);
+  return { customer, query: { accountId: target.accountId, customerId: customer.id, limit: page.limit, offset: page.offset, now: ctx.clock.now() } };
+}
+
 /** A customer as this module keeps it (its stored record); only customers writes it. */
 export type Customer = repo.CustomerRow;
 

@@ -19,6 +19,9 @@ const units = decimalInput({ min: 0, exclusiveMin: true, max: '1000000000', maxS
 
 // Curated tools (§8.2): tenant and customer keys.
 
+/** A curated tool that spends the customer's money: confirmed by its principal, purchase scope on a customer key. */
+const SPENDS_MONEY = { access: 'curated', customerScoped: true, confirm: true, purchase: true, changesState: true } as const;
+
 const curated: ToolSpec[] = [
   tool({
     name: 'listPlans',
@@ -65,11 +68,7 @@ const curated: ToolSpec[] = [
   }),
   tool({
     name: 'subscribePlan',
-    access: 'curated',
-    customerScoped: true,
-    confirm: true,
-    purchase: true,
-    changesState: true,
+    ...SPENDS_MONEY,
     description:
       "Subscribe the customer to an ACTIVE plan. SPENDS MONEY on a paid plan: the first invoice is charged to the saved card, or the result carries checkoutUrl for a human to pay. " +
       'Needs confirmAction: true after your principal approved it; a customer key needs the purchase scope.',
@@ -88,11 +87,7 @@ const curated: ToolSpec[] = [
   }),
   tool({
     name: 'purchaseCredits',
-    access: 'curated',
-    customerScoped: true,
-    confirm: true,
-    purchase: true,
-    changesState: true,
+    ...SPENDS_MONEY,
     description:
       'Buy credits into one of the customer\'s credit pools at the current price. SPENDS MONEY: credits × price (at least 0.50, within the agent spend cap) is charged to the saved card, ' +
       'or the result carries checkoutUrl for a human to pay. Needs confirmAction: true after your principal approved it; a customer key needs the purchase scope.',

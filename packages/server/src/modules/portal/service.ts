@@ -12,7 +12,7 @@ import { withTransaction } from '../../platform/db/transaction.js';
 import { notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
-import { getCustomerById, getCustomerByRef, type CustomerTarget } from '../customers/index.js';
+import { customerPageQuery, getCustomerById, getCustomerByRef, type CustomerTarget } from '../customers/index.js';
 import { listTopUpOffers } from '../payments/index.js';
 import { computePortalExpiry, computePortalScopes, computePortalUrl } from './domain.js';
 import type { PortalSessionCreate } from './schema.js';
@@ -44,14 +44,8 @@ export async function createPortalSession(ctx: AppContext, target: CustomerTarge
 }
 
 export async function listPortalSessionPage(ctx: AppContext, target: CustomerTarget, page: PageQuery) {
-  const customer = await getCustomerByRef(ctx.db, target.accountId, target.ref);
-  const { sessions, total } = await listPortalSessions(ctx.db, {
-    accountId: target.accountId,
-    customerId: customer.id,
-    limit: page.limit,
-    offset: page.offset,
-    now: ctx.clock.now(),
-  });
+  const { customer, query } = await customerPageQuery(ctx, target, page);
+  const { sessions, total } = await listPortalSessions(ctx.db, query);
   return toPage(sessions.map((s) => toSessionView(s, customer.customer_reference_id)), total, page);
 }
 
