@@ -1,4 +1,5 @@
 import type { Executor } from '../../../platform/db/database.js';
+import type { AgentSignupsTable } from '../tables.js';
 
 /** This account's signups after `since`: how many, and the oldest's time (null when none). */
 export async function signupsSince(db: Executor, accountId: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
@@ -11,7 +12,7 @@ export async function signupsSince(db: Executor, accountId: string, since: Date)
   return { count: Number(row.n), oldest: row.oldest === null ? null : new Date(row.oldest) };
 }
 
-export async function insertSignup(db: Executor, row: { id: string; account_id: string; customer_id: string; created_at: Date }) {
+export async function insertSignup(db: Executor, row: AgentSignupsTable) {
   await db.insertInto('agent_signups').values(row).execute();
 }
 
