@@ -3,6 +3,7 @@ import type { Executor } from '../../platform/db/database.js';
 import type { Principal } from '../../platform/http/principal.js';
 import type { CustomerScope } from '../../platform/http/principal.js';
 import { PAIR_FORGET_MS, THROTTLE_RETENTION_MS, USER_WINDOW_MS, type ThrottleKind, type ThrottleState } from './domain.js';
+import { tenantRows } from '../../platform/db/tenant-row.js';
 
 export async function insertAccount(db: Executor, row: { id: string; name: string }) {
   await db.insertInto('accounts').values(row).execute();
@@ -34,10 +35,7 @@ export function findUserByUsername(db: Executor, username: string) {
 }
 
 export function lockUser(db: Executor, accountId: string, userId: string) {
-  return db
-    .selectFrom('users')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  return tenantRows(db, 'users', accountId)
     .where('id', '=', userId)
     .forUpdate()
     .executeTakeFirst();

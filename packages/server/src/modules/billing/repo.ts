@@ -1,30 +1,25 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { InvoiceItemRow, InvoiceRow, PlanChangeRow, SubscriptionRow } from './tables.js';
-import { toJsonb } from '../../platform/db/jsonb.js';
+import { countCustomerRows, findTenantRow, hasRow, insertTenantRow, tenantRows, updateTenantRow } from '../../platform/db/tenant-row.js';
+import { jobPage } from '../../platform/jobs/items.js';
 
 export type { SubscriptionRow, InvoiceRow, InvoiceItemRow, PlanChangeRow } from './tables.js';
 
 export const findSubscription = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  findTenantRow(db, 'subscriptions', accountId, id);
 
 export const lockSubscription = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  findTenantRow(db, 'subscriptions', accountId, id, 'lock');
 
 export const listCustomerSubscriptions = (db: Executor, accountId: string, customerId: string) =>
   db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).where('customer_id', '=', customerId).orderBy('created_at').execute();
 
 export const insertSubscription = (db: Executor, row: SubscriptionRow) =>
-  db.insertInto('subscriptions').values({ ...row, metadata: toJsonb(row.metadata) }).returningAll().executeTakeFirstOrThrow();
+  insertTenantRow(db, 'subscriptions', row);
 
 export const updateSubscription = (db: Executor, row: SubscriptionRow) =>
-  db
-    .updateTable('subscriptions')
-    .set({ ...row, metadata: toJsonb(row.metadata) })
-    .where('account_id', '=', row.account_id)
-    .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  updateTenantRow(db, 'subscriptions', row);
 
 /** An inactive, never-paid subscription of this customer and plan whose initial invoice is still DUE. */
 export const findPendingInitial = (db: Executor, accountId: string, customerId: string, planId: string) =>
@@ -42,26 +37,20 @@ export const findPendingInitial = (db: Executor, accountId: string, customerId: 
     .executeTakeFirst();
 
 export const insertInvoice = (db: Executor, row: InvoiceRow) =>
-  db.insertInto('invoices').values({ ...row, metadata: toJsonb(row.metadata) }).returningAll().executeTakeFirstOrThrow();
+  insertTenantRow(db, 'invoices', row);
 
 export const insertInvoiceItems = async (db: Executor, rows: InvoiceItemRow[]) => {
   if (rows.length > 0) await db.insertInto('invoice_items').values(rows).execute();
 };
 
 export const findInvoice = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('invoices').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  findTenantRow(db, 'invoices', accountId, id);
 
 export const lockInvoice = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('invoices').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  findTenantRow(db, 'invoices', accountId, id, 'lock');
 
 export const updateInvoice = (db: Executor, row: InvoiceRow) =>
-  db
-    .updateTable('invoices')
-    .set({ ...row, metadata: toJsonb(row.metadata) })
-    .where('account_id', '=', row.account_id)
-    .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  updateTenantRow(db, 'invoices', row);
 
 export const listInvoiceItems = (db: Executor, accountId: string, invoiceIds: string[]) =>
   invoiceIds.length === 0
@@ -81,36 +70,28 @@ export function listInvoices(
   return q.execute();
 }
 
-export async function countInvoices(db: Executor, accountId: string, customerId: string): Promise<number> {
-  const r = await db.selectFrom('invoices').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).where('customer_id', '=', customerId).executeTakeFirstOrThrow();
-  return Number(r.n);
-}
+export const countInvoices = (db: Executor, accountId: string, customerId: string) => countCustomerRows(db, 'invoices', accountId, customerId);
 
 export async function hasPastDue(db: Executor, accountId: string, subscriptionId: string): Promise<boolean> {
-  const row = await db.selectFrom('invoices').select('id').where('account_id', '=', accountId).where('subscription_id', '=', subscriptionId).where('status', '=', 'PAST_DUE').limit(1).executeTakeFirst();
-  return row !== undefined;
+  return hasRow(db.selectFrom('invoices').select('id').where('account_id', '=', accountId).where('subscription_id', '=', subscriptionId).where('status', '=', 'PAST_DUE'));
 }
 
 /** Whether the subscription has its one period invoice (initial or regular) for the period starting at `periodStart` (index invoices_one_per_period). */
 export async function hasPeriodInvoice(db: Executor, accountId: string, subscriptionId: string, periodStart: Date): Promise<boolean> {
-  const row = await db
-    .selectFrom('invoices')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('subscription_id', '=', subscriptionId)
-    .where('period_start', '=', periodStart)
-    .where('type', 'in', ['IN_ADVANCE_INITIAL', 'REGULAR'])
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  return hasRow(
+    db
+      .selectFrom('invoices')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('subscription_id', '=', subscriptionId)
+      .where('period_start', '=', periodStart)
+      .where('type', 'in', ['IN_ADVANCE_INITIAL', 'REGULAR']),
+  );
 }
 
 /** Open (DUE or PENDING) invoices of a subscription, locked. */
 export const lockOpenInvoices = (db: Executor, accountId: string, subscriptionId: string) =>
-  db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  tenantRows(db, 'invoices', accountId)
     .where('subscription_id', '=', subscriptionId)
     .where('status', 'in', ['DUE', 'PENDING'])
     .forUpdate()
@@ -120,7 +101,7 @@ export const findPendingChange = (db: Executor, accountId: string, subscriptionI
   db.selectFrom('scheduled_plan_changes').selectAll().where('account_id', '=', accountId).where('subscription_id', '=', subscriptionId).where('status', '=', 'PENDING').executeTakeFirst();
 
 export const findPlanChange = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('scheduled_plan_changes').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  findTenantRow(db, 'scheduled_plan_changes', accountId, id);
 
 export const insertPlanChange = (db: Executor, row: PlanChangeRow) => db.insertInto('scheduled_plan_changes').values(row).returningAll().executeTakeFirstOrThrow();
 
@@ -168,9 +149,7 @@ export const dueDowngrades = (db: Executor, now: Date, after: string | null = nu
     .where('status', '=', 'PENDING')
     .where('effective_at', '<=', now)
     .where(billedHere('scheduled_plan_changes.account_id'))
-    .$if(after !== null, (qb) => qb.where('id', '>', after!))
-    .orderBy('id')
-    .limit(500)
+    .$call(jobPage('id', after))
     .execute();
 
 export const dueCancellations = (db: Executor, now: Date, after: string | null = null) =>
@@ -180,16 +159,13 @@ export const dueCancellations = (db: Executor, now: Date, after: string | null =
     .where('is_active', '=', true)
     .where('cancel_effective_at', '<=', now)
     .where(billedHere('subscriptions.account_id'))
-    .$if(after !== null, (qb) => qb.where('id', '>', after!))
-    .orderBy('id')
-    .limit(500)
+    .$call(jobPage('id', after))
     .execute();
 
 export const dueRollovers = (db: Executor, now: Date, after: string | null = null) =>
   db
     .selectFrom('subscriptions')
     .select(['account_id', 'id'])
-    .$if(after !== null, (qb) => qb.where('subscriptions.id', '>', after!))
     .where('is_active', '=', true)
     .where('current_period_end', '<=', now)
     .where(billedHere('subscriptions.account_id'))
@@ -197,8 +173,7 @@ export const dueRollovers = (db: Executor, now: Date, after: string | null = nul
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('invoices').select(sql`1`.as('x')).whereRef('invoices.subscription_id', '=', 'subscriptions.id').where('invoices.status', '=', 'PAST_DUE'))),
     )
-    .orderBy('subscriptions.id')
-    .limit(500)
+    .$call(jobPage('subscriptions.id', after))
     .execute();
 
 export const overdueInvoices = (db: Executor, now: Date, after: string | null = null) =>
@@ -209,9 +184,7 @@ export const overdueInvoices = (db: Executor, now: Date, after: string | null = 
     .where('invoices.status', '=', 'DUE')
     .where(billedHere('invoices.account_id'))
     .where(sql<boolean>`invoices.due_date + make_interval(days => subscriptions.grace_period_days) < ${now}`)
-    .$if(after !== null, (qb) => qb.where('invoices.id', '>', after!))
-    .orderBy('invoices.id')
-    .limit(500)
+    .$call(jobPage('invoices.id', after))
     .execute();
 
 /**

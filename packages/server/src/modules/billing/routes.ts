@@ -34,18 +34,12 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(`${base}/subscriptions/cancellation/:subscriptionId`, {
       config: { customerKey: 'read' },
       schema: { tags, operationId: 'cancelSubscription', summary: 'Cancel at period end (default) or immediately', params: SubscriptionIdParamsSchema, querystring: CancelQuerySchema, response: { 200: emptyEnvelopeSchema } },
-    }, async (request) => {
-      await service.cancelSubscription(ctx, principalOf(request), request.params.subscriptionId, request.query.cancelMode);
-      return okEmpty();
-    });
+    }, async (request) => okEmpty(await service.cancelSubscription(ctx, principalOf(request), request.params.subscriptionId, request.query.cancelMode)));
 
     app.delete(`${base}/subscriptions/cancellation/:subscriptionId/scheduled`, {
       config: { customerKey: 'read' },
       schema: { tags, operationId: 'undoSubscriptionCancellation', summary: 'Undo a scheduled end-of-period cancellation', params: SubscriptionIdParamsSchema, response: { 200: emptyEnvelopeSchema } },
-    }, async (request) => {
-      await service.undoScheduledCancellation(ctx, principalOf(request), request.params.subscriptionId);
-      return okEmpty();
-    });
+    }, async (request) => okEmpty(await service.undoScheduledCancellation(ctx, principalOf(request), request.params.subscriptionId)));
 
     app.post(`${base}/subscriptions/:subscriptionId/plan-change`, {
       config: { customerKey: 'purchase' },
@@ -55,10 +49,7 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.delete(`${base}/subscriptions/:subscriptionId/plan-change/scheduled`, {
       config: { customerKey: 'read' },
       schema: { tags, operationId: 'cancelScheduledPlanChange', summary: 'Cancel a pending scheduled plan change', params: SubscriptionIdParamsSchema, response: { 200: emptyEnvelopeSchema } },
-    }, async (request) => {
-      await service.cancelScheduledPlanChange(ctx, principalOf(request), request.params.subscriptionId);
-      return okEmpty();
-    });
+    }, async (request) => okEmpty(await service.cancelScheduledPlanChange(ctx, principalOf(request), request.params.subscriptionId)));
 
     app.get(`${base}/billing/invoices/:ref`, {
       config: { portal: 'read' },

@@ -1,5 +1,4 @@
 import type { AppContext } from '../../platform/context.js';
-import type { Executor } from '../../platform/db/database.js';
 import { dec } from '../../platform/money.js';
 import * as repo from './repo.js';
 
@@ -25,11 +24,12 @@ export type Subscription = repo.SubscriptionRow;
 /** An invoice as billing keeps it (its stored record); only billing writes it. */
 export type Invoice = repo.InvoiceRow;
 
-export const findSubscription = (db: Executor, accountId: string, id: string) => repo.findSubscription(db, accountId, id);
-/** The subscription, locked for the caller's transaction (the processor's webhook applies to it). */
-export const lockSubscription = (db: Executor, accountId: string, id: string) => repo.lockSubscription(db, accountId, id);
-export const listCustomerSubscriptions = (db: Executor, accountId: string, customerId: string) => repo.listCustomerSubscriptions(db, accountId, customerId);
-export const findInvoice = (db: Executor, accountId: string, id: string) => repo.findInvoice(db, accountId, id);
+/**
+ * A subscription or invoice by id (undefined when absent), a subscription locked for the caller's
+ * transaction (the processor's webhook applies to it), a customer's subscriptions. Each takes the
+ * caller's executor, so it reads inside its transaction.
+ */
+export const { findSubscription, lockSubscription, listCustomerSubscriptions, findInvoice } = repo;
 
 /**
  * The console overview's billing figures: subscriptions that bill and their MRR from plan prices,

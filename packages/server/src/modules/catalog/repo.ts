@@ -1,15 +1,16 @@
 import type { Executor } from '../../platform/db/database.js';
 import type { FeatureRow, PlanRow, RuleRow } from './tables.js';
 import { toJsonb } from '../../platform/db/jsonb.js';
+import { deleteTenantRow, findTenantRow, hasRow, insertTenantRow, tenantRows, updateTenantRow } from '../../platform/db/tenant-row.js';
 
 export type { FeatureRow, PlanRow, RuleRow } from './tables.js';
 
 export const findFeature = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('features').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  findTenantRow(db, 'features', accountId, id);
 
 /** The feature row, locked for the rest of the transaction (a PATCH reads then writes it). */
 export const lockFeature = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('features').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  findTenantRow(db, 'features', accountId, id, 'lock');
 
 export const findFeatureByKey = (db: Executor, accountId: string, key: string) =>
   db.selectFrom('features').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
@@ -26,19 +27,13 @@ export async function countFeatures(db: Executor, accountId: string): Promise<nu
 }
 
 export const insertFeature = (db: Executor, row: FeatureRow) =>
-  db.insertInto('features').values({ ...row, metadata: toJsonb(row.metadata) }).returningAll().executeTakeFirstOrThrow();
+  insertTenantRow(db, 'features', row);
 
 export const updateFeature = (db: Executor, row: FeatureRow) =>
-  db
-    .updateTable('features')
-    .set({ ...row, metadata: toJsonb(row.metadata) })
-    .where('account_id', '=', row.account_id)
-    .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  updateTenantRow(db, 'features', row);
 
 export const deleteFeature = (db: Executor, accountId: string, id: string) =>
-  db.deleteFrom('features').where('account_id', '=', accountId).where('id', '=', id).execute();
+  deleteTenantRow(db, 'features', accountId, id);
 
 export async function isFeatureReferenced(db: Executor, accountId: string, featureId: string): Promise<boolean> {
   const rule = await db.selectFrom('plan_feature_rules').select('id').where('account_id', '=', accountId).where('feature_id', '=', featureId).limit(1).executeTakeFirst();
@@ -48,13 +43,13 @@ export async function isFeatureReferenced(db: Executor, accountId: string, featu
 }
 
 export const findPlan = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('plans').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  findTenantRow(db, 'plans', accountId, id);
 
 export const findPlanByKey = (db: Executor, accountId: string, key: string) =>
   db.selectFrom('plans').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
 
 export const lockPlan = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('plans').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  findTenantRow(db, 'plans', accountId, id, 'lock');
 
 export const listPlans = (db: Executor, accountId: string, options: { status?: PlanRow['status']; limit?: number; offset?: number } = {}) => {
   let q = db.selectFrom('plans').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id');
@@ -73,30 +68,20 @@ export async function countPlans(db: Executor, accountId: string, status?: PlanR
 }
 
 export const insertPlan = (db: Executor, row: PlanRow) =>
-  db.insertInto('plans').values({ ...row, metadata: toJsonb(row.metadata) }).returningAll().executeTakeFirstOrThrow();
+  insertTenantRow(db, 'plans', row);
 
 export const updatePlan = (db: Executor, row: PlanRow) =>
-  db
-    .updateTable('plans')
-    .set({ ...row, metadata: toJsonb(row.metadata) })
-    .where('account_id', '=', row.account_id)
-    .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  updateTenantRow(db, 'plans', row);
 
 export const deletePlan = (db: Executor, accountId: string, id: string) =>
-  db.deleteFrom('plans').where('account_id', '=', accountId).where('id', '=', id).execute();
+  deleteTenantRow(db, 'plans', accountId, id);
 
 export async function hasSubscriptions(db: Executor, accountId: string, planId: string): Promise<boolean> {
-  const row = await db.selectFrom('subscriptions').select('id').where('account_id', '=', accountId).where('plan_id', '=', planId).limit(1).executeTakeFirst();
-  return row !== undefined;
+  return hasRow(db.selectFrom('subscriptions').select('id').where('account_id', '=', accountId).where('plan_id', '=', planId));
 }
 
 export const findRule = (db: Executor, accountId: string, planId: string, featureId: string) =>
-  db
-    .selectFrom('plan_feature_rules')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  tenantRows(db, 'plan_feature_rules', accountId)
     .where('plan_id', '=', planId)
     .where('feature_id', '=', featureId)
     .executeTakeFirst();
@@ -139,7 +124,7 @@ export const updateRule = (db: Executor, row: RuleRow) =>
     .executeTakeFirstOrThrow();
 
 export const deleteRule = (db: Executor, accountId: string, id: string) =>
-  db.deleteFrom('plan_feature_rules').where('account_id', '=', accountId).where('id', '=', id).execute();
+  deleteTenantRow(db, 'plan_feature_rules', accountId, id);
 
 /** Inserts the feature an event names unless the account has that key already (race-safe). */
 export const insertFeatureIfAbsent = (db: Executor, row: FeatureRow) =>

@@ -35,10 +35,7 @@ export function catalogAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.patch(`${base}/features/:id`, { schema: { ...admin, operationId: 'updateFeature', summary: 'Update a feature (only the fields sent)', params: IdParamsSchema, body: FeatureUpdateSchema, response: { 200: envelopeSchema(FeatureSchema) } } },
       async (request) => ok(await service.updateFeature(ctx, accountIdOf(request), request.params.id, request.body)));
     app.delete(`${base}/features/:id`, { schema: { ...admin, operationId: 'deleteFeature', summary: 'Delete a feature not linked to any plan or event', params: IdParamsSchema, response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await service.deleteFeature(ctx, accountIdOf(request), request.params.id);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await service.deleteFeature(ctx, accountIdOf(request), request.params.id)));
 
     app.post(`${base}/plans`, { schema: { ...admin, operationId: 'createPlan', summary: 'Create a plan (always DRAFT)', body: PlanCreateSchema, response: { 201: envelopeSchema(PlanSchema) } } },
       async (request, reply) => reply.code(201).send(ok(await service.createPlan(ctx, accountIdOf(request), request.body))));
@@ -51,10 +48,7 @@ export function catalogAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.patch(`${base}/plans/:id`, { schema: { ...admin, operationId: 'updatePlan', summary: 'Update a plan; status ACTIVE activates it', description: 'Status moves DRAFT → ACTIVE ⇄ ARCHIVED (an unknown value: "Invalid plan status: …"). Activation needs a name, a description, intervalMonths ≥ 1, a priceAmount (0 for a free plan) and at least one linked feature; a refused activation is one 400 whose message is the first unmet precondition (contract order) and whose fields[] lists every unmet one (name, description, intervalMonths, priceAmount, features). An ACTIVE plan\'s key, priceAmount, intervalMonths and billingTiming cannot change; an ARCHIVED plan only changes status.', params: IdParamsSchema, body: PlanUpdateSchema, response: { 200: envelopeSchema(PlanSchema) } } },
       async (request) => ok(await service.updatePlan(ctx, accountIdOf(request), request.params.id, request.body)));
     app.delete(`${base}/plans/:id`, { schema: { ...admin, operationId: 'deletePlan', summary: 'Delete a plan without subscriptions', params: IdParamsSchema, response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await service.deletePlan(ctx, accountIdOf(request), request.params.id);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await service.deletePlan(ctx, accountIdOf(request), request.params.id)));
 
     app.post(`${base}/rules/plan-features`, { schema: { ...admin, operationId: 'createPlanFeatureRule', summary: 'Link a feature to a plan with its pricing rule', body: RuleRequestSchema, response: { 201: envelopeSchema(RuleSchema) } } },
       async (request, reply) => reply.code(201).send(ok(await service.createRule(ctx, accountIdOf(request), request.body))));
@@ -63,10 +57,7 @@ export function catalogAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(`${base}/rules/plan-features/:planId/:featureId`, { schema: { ...admin, operationId: 'getPlanFeatureRule', summary: 'Get a plan-feature rule', params: RuleParamsSchema, response: { 200: envelopeSchema(RuleSchema) } } },
       async (request) => ok(await service.getRuleView(ctx, accountIdOf(request), request.params.planId, request.params.featureId)));
     app.delete(`${base}/rules/plan-features/:planId/:featureId`, { schema: { ...admin, operationId: 'deletePlanFeatureRule', summary: 'Unlink a feature from a plan', params: RuleParamsSchema, response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await service.deleteRule(ctx, accountIdOf(request), request.params.planId, request.params.featureId);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await service.deleteRule(ctx, accountIdOf(request), request.params.planId, request.params.featureId)));
   };
 }
 

@@ -360,12 +360,9 @@ export type Plan = repo.PlanRow;
 /** A plan-feature rule as the catalog keeps it. */
 export type PlanRule = repo.RuleRow;
 
-export const findFeature = (db: Executor, accountId: string, id: string) => repo.findFeature(db, accountId, id);
-export const findFeatureByKey = (db: Executor, accountId: string, key: string) => repo.findFeatureByKey(db, accountId, key);
-export const findPlan = (db: Executor, accountId: string, id: string) => repo.findPlan(db, accountId, id);
-export const findPlanByKey = (db: Executor, accountId: string, key: string) => repo.findPlanByKey(db, accountId, key);
-export const findRule = (db: Executor, accountId: string, planId: string, featureId: string) => repo.findRule(db, accountId, planId, featureId);
-/** The ACTIVE plans, in the order the client catalog lists them. */
-export const listActivePlans = (db: Executor, accountId: string) => repo.listActivePlans(db, accountId);
-/** The rules of these plans with their feature's key, name and description, oldest first. */
-export const listRulesOfPlans = (db: Executor, accountId: string, planIds: string[]) => repo.listRulesOfPlans(db, accountId, planIds);
+/**
+ * Features and plans by id or key (undefined when absent), a plan's rule for a feature, the ACTIVE
+ * plans in the client catalog's order, and the rules of some plans with their feature's key, name and
+ * description, oldest first. Each takes the caller's executor, so it reads inside its transaction.
+ */
+export const { findFeature, findFeatureByKey, findPlan, findPlanByKey, findRule, listActivePlans, listRulesOfPlans } = repo;

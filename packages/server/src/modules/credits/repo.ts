@@ -9,6 +9,8 @@ import type {
   ModelRow,
   PoolRow,
 } from './tables.js';
+import { countCustomerRows, findTenantRow, hasRow, tenantRows } from '../../platform/db/tenant-row.js';
+import { jobPage } from '../../platform/jobs/items.js';
 
 export type { ModelRow, AllocationRow, PoolRow, LinkRow, GrantRow, TransactionRow } from './tables.js';
 
@@ -54,7 +56,7 @@ export const deleteAllocation = (db: Executor, accountId: string, planId: string
 // Pools
 
 export const findPool = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('credit_pools').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  findTenantRow(db, 'credit_pools', accountId, id);
 
 /** Locks pools in id order, the one order every writer uses, so two writers never deadlock. */
 export const lockPools = (db: Executor, accountId: string, ids: string[]) =>
@@ -63,10 +65,7 @@ export const lockPools = (db: Executor, accountId: string, ids: string[]) =>
     : db.selectFrom('credit_pools').selectAll().where('account_id', '=', accountId).where('id', 'in', ids).orderBy('id').forUpdate().execute();
 
 export const findCustomerPool = (db: Executor, accountId: string, customerId: string, denomination: string) =>
-  db
-    .selectFrom('credit_pools')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  tenantRows(db, 'credit_pools', accountId)
     .where('customer_id', '=', customerId)
     .where('denomination', '=', denomination)
     .where('status', '!=', 'ARCHIVED')
@@ -80,10 +79,7 @@ export function listPools(db: Executor, accountId: string, filter: { customerId?
   return q.execute();
 }
 
-export async function countPools(db: Executor, accountId: string, customerId: string): Promise<number> {
-  const r = await db.selectFrom('credit_pools').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).where('customer_id', '=', customerId).executeTakeFirstOrThrow();
-  return Number(r.n);
-}
+export const countPools = (db: Executor, accountId: string, customerId: string) => countCustomerRows(db, 'credit_pools', accountId, customerId);
 
 type NewPool = Pick<PoolRow, 'id' | 'account_id' | 'customer_id' | 'name' | 'denomination' | 'currency' | 'hard_limit' | 'rollover_policy' | 'rollover_cap'> & {
   metadata: Jsonb;
@@ -119,54 +115,27 @@ export const insertLink = (db: Executor, row: LinkRow) => db.insertInto('credit_
 export const deleteLink = (db: Executor, accountId: string, poolId: string, subscriptionId: string) =>
   db.deleteFrom('credit_pool_links').where('account_id', '=', accountId).where('credit_pool_id', '=', poolId).where('subscription_id', '=', subscriptionId).executeTakeFirst();
 
-/** The subscription's linked pools in one denomination, in draw order. */
-export const listLinkedPools = (db: Executor, accountId: string, subscriptionId: string, denomination: string) =>
+/** A subscription's links (`l`) joined to their pools (`p`) in one denomination, for the caller to select from. */
+export const linksToPools = (db: Executor, accountId: string, subscriptionId: string, denomination: string) =>
   db
     .selectFrom('credit_pool_links as l')
     .innerJoin('credit_pools as p', (j) => j.onRef('p.id', '=', 'l.credit_pool_id').onRef('p.account_id', '=', 'l.account_id'))
-    .select(['l.credit_pool_id', 'l.draw_priority', 'l.draw_limit', 'l.total_drawn', 'p.hard_limit', 'p.status', 'p.balance', 'p.total_granted', 'p.total_consumed', 'p.currency'])
     .where('l.account_id', '=', accountId)
     .where('l.subscription_id', '=', subscriptionId)
-    .where('p.denomination', '=', denomination)
+    .where('p.denomination', '=', denomination);
+
+/** The subscription's linked pools in one denomination, in draw order. */
+export const listLinkedPools = (db: Executor, accountId: string, subscriptionId: string, denomination: string) =>
+  linksToPools(db, accountId, subscriptionId, denomination)
+    .select(['l.credit_pool_id', 'l.draw_priority', 'l.draw_limit', 'l.total_drawn', 'p.hard_limit', 'p.status', 'p.balance', 'p.total_granted', 'p.total_consumed', 'p.currency'])
     .orderBy('l.draw_priority')
     .orderBy('l.created_at')
     .execute();
 
-/**
- * Locks the subscription's pools in one denomination, in pool-id order (the order every writer
- * uses), and returns them with their links in draw order. Links' total_drawn changes only under
- * the pool lock, but this statement read the links before it waited for that lock; so when a link
- * has a draw limit (the only reader of total_drawn), the links are read again under the lock.
- */
-export async function lockLinkedPools(db: Executor, accountId: string, subscriptionId: string, denomination: string) {
-  const read = () => db
-    .selectFrom('credit_pool_links as l')
-    .innerJoin('credit_pools as p', (j) => j.onRef('p.id', '=', 'l.credit_pool_id').onRef('p.account_id', '=', 'l.account_id'))
-    .selectAll('p')
-    .select(['l.draw_priority', 'l.draw_limit', 'l.total_drawn', 'l.created_at as linked_at'])
-    .where('l.account_id', '=', accountId)
-    .where('l.subscription_id', '=', subscriptionId)
-    .where('p.denomination', '=', denomination)
-    .orderBy('p.id');
-  let rows = await read().forUpdate(['p']).execute();
-  if (rows.some((r) => r.draw_limit !== null)) {
-    const fresh = await read().execute();
-    rows = rows.map((r) => ({ ...r, ...pickLink(fresh.find((f) => f.id === r.id) ?? r) }));
-  }
-  return rows.sort((a, b) => a.draw_priority - b.draw_priority || a.linked_at.getTime() - b.linked_at.getTime());
-}
-
-const pickLink = (r: { draw_priority: number; draw_limit: string | null; total_drawn: string; linked_at: Date }) => ({
-  draw_priority: r.draw_priority,
-  draw_limit: r.draw_limit,
-  total_drawn: r.total_drawn,
-  linked_at: r.linked_at,
-});
-
 // Grants
 
 export const findGrant = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('credit_grants').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  findTenantRow(db, 'credit_grants', accountId, id);
 
 export const findGrantByKey = (db: Executor, accountId: string, key: string) =>
   db.selectFrom('credit_grants').selectAll().where('account_id', '=', accountId).where('idempotency_key', '=', key).executeTakeFirst();
@@ -175,10 +144,7 @@ export const findGrantByKey = (db: Executor, accountId: string, key: string) =>
 export const listLiveGrants = (db: Executor, accountId: string, poolIds: string[]) =>
   poolIds.length === 0
     ? Promise.resolve([] as GrantRow[])
-    : db
-        .selectFrom('credit_grants')
-        .selectAll()
-        .where('account_id', '=', accountId)
+    : tenantRows(db, 'credit_grants', accountId)
         .where('credit_pool_id', 'in', poolIds)
         .where('remaining', '>', '0')
         .where('voided_at', 'is', null)
@@ -213,10 +179,7 @@ export const findPeriodGrant = (db: Executor, accountId: string, subscriptionId:
 
 /** The subscription's plan-included and rollover grants in a pool that still hold credits, oldest first. */
 export const listRollableGrants = (db: Executor, accountId: string, subscriptionId: string, poolId: string) =>
-  db
-    .selectFrom('credit_grants')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  tenantRows(db, 'credit_grants', accountId)
     .where('subscription_id', '=', subscriptionId)
     .where('credit_pool_id', '=', poolId)
     .where('grant_type', 'in', ['PLAN_INCLUDED', 'ROLLOVER'])
@@ -234,9 +197,7 @@ export const expiredGrants = (db: Executor, now: Date, after: string | null = nu
     .where('expires_at', '<=', now)
     .where('remaining', '>', '0')
     .where('voided_at', 'is', null)
-    .$if(after !== null, (qb) => qb.where('id', '>', after!))
-    .orderBy('id')
-    .limit(500)
+    .$call(jobPage('id', after))
     .execute();
 
 // Transactions
@@ -246,12 +207,11 @@ export const expiredGrants = (db: Executor, now: Date, after: string | null = nu
  * this ownership check of a manual deduction's `eventId` reads the table directly.
  */
 export async function usageEventExists(db: Executor, accountId: string, id: string): Promise<boolean> {
-  const row = await db.selectFrom('usage_events').select('id').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-  return row !== undefined;
+  return hasRow(db.selectFrom('usage_events').select('id').where('account_id', '=', accountId).where('id', '=', id));
 }
 
 export const findTransaction = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('credit_transactions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  findTenantRow(db, 'credit_transactions', accountId, id);
 
 export const findTransactionByKey = (db: Executor, accountId: string, key: string) =>
   db.selectFrom('credit_transactions').selectAll().where('account_id', '=', accountId).where('idempotency_key', '=', key).executeTakeFirst();

@@ -32,13 +32,8 @@ export async function createModel(ctx: AppContext, accountId: string, input: Mod
       await repo.insertModel(ctx.db, {
         id: newId(),
         account_id: accountId,
-        name: input.name,
-        denomination: input.denomination,
         description: input.description ?? null,
-        hard_limit: input.hardLimit ?? false,
-        rollover_policy: input.rolloverPolicy ?? 'NONE',
-        rollover_cap: input.rolloverCap ? input.rolloverCap.toFixed() : null,
-        metadata: toJsonb(input.metadata),
+        ...walletColumns(input),
         deleted_at: null,
         created_at: now,
         modified_at: now,
@@ -114,13 +109,8 @@ export async function createPool(ctx: AppContext, accountId: string, input: Pool
         id: newId(),
         account_id: accountId,
         customer_id: input.customerId ?? null,
-        name: input.name,
-        denomination: input.denomination,
         currency: input.currency ?? null,
-        hard_limit: input.hardLimit ?? false,
-        rollover_policy: input.rolloverPolicy ?? 'NONE',
-        rollover_cap: input.rolloverCap ? input.rolloverCap.toFixed() : null,
-        metadata: toJsonb(input.metadata),
+        ...walletColumns(input),
         now,
       }),
     );
@@ -194,6 +184,16 @@ async function storedUnderKey<T extends { request_hash: string | null }>(key: st
   if (existing && existing.request_hash !== hash) throw new AppError('idempotency_conflict', `Idempotency-Key '${key}' was already used with a different request body`);
   return existing;
 }
+
+/** What a model and a pool are both created with (their schemas share the fields), as columns: name, denomination, the wallet's rules. */
+const walletColumns = (input: Pick<ModelCreate, 'name' | 'denomination' | 'hardLimit' | 'rolloverPolicy' | 'rolloverCap' | 'metadata'>) => ({
+  name: input.name,
+  denomination: input.denomination,
+  hard_limit: input.hardLimit ?? false,
+  rollover_policy: input.rolloverPolicy ?? ('NONE' as const),
+  rollover_cap: input.rolloverCap ? input.rolloverCap.toFixed() : null,
+  metadata: toJsonb(input.metadata),
+});
 
 /** Locks one pool of the account, or 404. */
 async function lockPool(tx: Tx, accountId: string, poolId: string) {

@@ -1,5 +1,6 @@
 import type { Executor } from '../../platform/db/database.js';
 import type { CustomerRow } from './tables.js';
+import { findTenantRow } from '../../platform/db/tenant-row.js';
 
 export type { CustomerRow } from './tables.js';
 
@@ -11,7 +12,7 @@ export const lockCustomerByRef = (db: Executor, accountId: string, ref: string) 
   db.selectFrom('customers').selectAll().where('account_id', '=', accountId).where('customer_reference_id', '=', ref).forUpdate().executeTakeFirst();
 
 export const findCustomerById = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('customers').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  findTenantRow(db, 'customers', accountId, id);
 
 export const insertCustomer = (db: Executor, row: CustomerRow) => db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
 

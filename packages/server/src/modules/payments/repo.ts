@@ -8,6 +8,7 @@ import type {
   ProcessorProductRow,
   ProcessorSubscriptionRow,
 } from './tables.js';
+import { findTenantRow, tenantRows } from '../../platform/db/tenant-row.js';
 
 export type { ConnectionRow, ProcessorCustomerRow, CheckoutSessionRow, CreditPurchaseRow, ProcessorProductRow, MeterEventRow, ProcessorSubscriptionRow } from './tables.js';
 
@@ -70,10 +71,10 @@ export const insertCheckoutSession = (db: Executor, row: CheckoutSessionRow) =>
   db.insertInto('checkout_sessions').values(row).returningAll().executeTakeFirstOrThrow();
 
 export const findCheckoutSession = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('checkout_sessions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  findTenantRow(db, 'checkout_sessions', accountId, id);
 
 export const lockCheckoutSession = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('checkout_sessions').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  findTenantRow(db, 'checkout_sessions', accountId, id, 'lock');
 
 export const lockCheckoutSessionByProcessorInvoice = (db: Executor, accountId: string, processorInvoiceId: string) =>
   db.selectFrom('checkout_sessions').selectAll().where('account_id', '=', accountId).where('processor_invoice_id', '=', processorInvoiceId).forUpdate().executeTakeFirst();
@@ -102,10 +103,7 @@ export async function listCheckoutSessions(
 
 /** The PENDING session already open for this invoice (a retried subscribe or checkout reuses it). */
 export const findPendingSessionForInvoice = (db: Executor, accountId: string, invoiceId: string) =>
-  db
-    .selectFrom('checkout_sessions')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  tenantRows(db, 'checkout_sessions', accountId)
     .where('invoice_id', '=', invoiceId)
     .where('status', '=', 'PENDING')
     .where('checkout_url', 'is not', null)
@@ -121,7 +119,7 @@ export const insertPurchase = (db: Executor, row: CreditPurchaseRow) =>
   db.insertInto('credit_purchases').values(row).returningAll().executeTakeFirstOrThrow();
 
 export const lockPurchase = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('credit_purchases').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  findTenantRow(db, 'credit_purchases', accountId, id, 'lock');
 
 export const updatePurchase = (db: Executor, accountId: string, id: string, fields: Partial<Omit<CreditPurchaseRow, 'id' | 'account_id'>>) =>
   db.updateTable('credit_purchases').set(fields).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
@@ -210,10 +208,7 @@ export async function accountsWithPendingMeterEvents(db: Executor): Promise<stri
 
 /** PENDING rows of one account after `after` (by event id, a UUIDv7: ingestion order). */
 export const pendingMeterEvents = (db: Executor, accountId: string, after: string | null, limit: number) =>
-  db
-    .selectFrom('processor_meter_events')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  tenantRows(db, 'processor_meter_events', accountId)
     .where('status', '=', 'PENDING')
     .$if(after !== null, (qb) => qb.where('event_id', '>', after!))
     .orderBy('event_id')

@@ -91,10 +91,7 @@ export function paymentClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(`${base}/customers/:ref/payment-methods/default`, {
       config: { customerKey: 'purchase' },
       schema: { tags: clientTags, operationId: 'setDefaultPaymentMethod', summary: "Attach a payment method and keep it as the customer's default for off-session charges", params: RefParamsSchema, body: DefaultPaymentMethodSchema, response: { 200: emptyEnvelopeSchema, 502: errorEnvelopeSchema } },
-    }, async (request) => {
-      await setDefaultPaymentMethod(ctx, principalOf(request), request.params.ref, request.body.paymentMethodId);
-      return okEmpty();
-    });
+    }, async (request) => okEmpty(await setDefaultPaymentMethod(ctx, principalOf(request), request.params.ref, request.body.paymentMethodId)));
     app.get(`${base}/checkout-sessions/:checkoutSessionId`, {
       config: { customerKey: 'read' },
       schema: { tags: clientTags, operationId: 'getCheckoutSession', summary: 'A hosted checkout: PENDING until the processor reports it paid (COMPLETED) or expired', params: CheckoutSessionParamsSchema, response: { 200: envelopeSchema(CheckoutSessionSchema) } },

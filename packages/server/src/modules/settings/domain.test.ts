@@ -37,11 +37,8 @@ test('when a slug is normalised then it is trimmed and lower-cased and must matc
 });
 
 test('when a stripe mode is parsed then the aliases map to PROCESSOR_INTEGRATION and STRIPE_DRIVEN or other case is no mode', () => {
-  assert.equal(parseStripeMode('NONE'), 'NONE');
-  assert.equal(parseStripeMode('PAYMENT_PASS_THROUGH'), 'PAYMENT_PASS_THROUGH');
-  assert.equal(parseStripeMode('PROCESSOR_INTEGRATION'), 'PROCESSOR_INTEGRATION');
-  assert.equal(parseStripeMode('STRIPE_INTEGRATION'), 'PROCESSOR_INTEGRATION');
-  assert.equal(parseStripeMode('FULL_SYNC'), 'PROCESSOR_INTEGRATION');
+  const modes = { NONE: 'NONE', PAYMENT_PASS_THROUGH: 'PAYMENT_PASS_THROUGH', PROCESSOR_INTEGRATION: 'PROCESSOR_INTEGRATION', STRIPE_INTEGRATION: 'PROCESSOR_INTEGRATION', FULL_SYNC: 'PROCESSOR_INTEGRATION' };
+  for (const [name, mode] of Object.entries(modes)) assert.equal(parseStripeMode(name), mode, name);
   for (const bad of ['STRIPE_DRIVEN', 'none', 'toString', '__proto__', '']) assert.equal(parseStripeMode(bad), null, bad);
 });
 

@@ -1,6 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { AccountAuditLogTable, AccountSettingsTable, AuditLogRow, SettingsRow } from './tables.js';
+import { tenantRows } from '../../platform/db/tenant-row.js';
 
 export type { SettingsRow, AuditLogRow } from './tables.js';
 
@@ -41,10 +42,7 @@ export async function insertAuditRows(db: Executor, rows: Insertable<AccountAudi
 
 /** The account's audit log, newest first (ids are UUIDv7, so they break ties in time order). */
 export function listAuditRows(db: Executor, accountId: string, limit: number): Promise<AuditLogRow[]> {
-  return db
-    .selectFrom('account_audit_log')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  return tenantRows(db, 'account_audit_log', accountId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)

@@ -5,7 +5,22 @@
  * throws `JobItemsFailed` so the scheduler logs every skipped item (kind, id, account id, cause)
  * and records the run as FAILED with the count. One tenant's bad row never stops the others.
  */
+import { sql, type SelectQueryBuilder } from 'kysely';
+
 export type JobItem = { id: string; account_id: string };
+
+/** How many items a job reads at a time. */
+export const JOB_PAGE_SIZE = 500;
+
+/**
+ * The keyset page of a job's item query (`JobItems.each`): `id > after` (null: from the start),
+ * ordered by id, `JOB_PAGE_SIZE` at a time. `idColumn` names the item's id (qualified in a join).
+ * Use as `.$call(jobPage('invoices.id', after))`.
+ */
+export function jobPage(idColumn: string, after: string | null) {
+  return <QB extends SelectQueryBuilder<any, any, any>>(qb: QB): QB =>
+    qb.$if(after !== null, (q) => q.where(sql.ref(idColumn), '>', after)).orderBy(sql.ref(idColumn)).limit(JOB_PAGE_SIZE) as QB;
+}
 export type ItemFailure = { kind: string; id: string; accountId: string; cause: unknown };
 
 export class JobItemsFailed extends Error {

@@ -91,10 +91,7 @@ function keyRoutes(ctx: AppContext, surface: KeySurface): FastifyPluginAsyncZod 
         params: KeyParamsSchema,
         response: { 200: emptyEnvelopeSchema },
       },
-    }, async (request) => {
-      await service.revokeKey(ctx, customerTargetOf(request), request.params.keyId);
-      return okEmpty();
-    });
+    }, async (request) => okEmpty(await service.revokeKey(ctx, customerTargetOf(request), request.params.keyId)));
   };
 }
 

@@ -2,16 +2,18 @@ import { sql } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
 import type { Jsonb } from '../../../platform/db/jsonb.js';
 import type { ReservationRow } from '../tables.js';
-import type { PoolRow } from '../repo.js';
+import { linksToPools, type PoolRow } from '../repo.js';
+import { findTenantRow, tenantRows } from '../../../platform/db/tenant-row.js';
+import { jobPage } from '../../../platform/jobs/items.js';
 
 export type { ReservationRow } from '../tables.js';
 
 export const findReservation = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('credit_reservations').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  findTenantRow(db, 'credit_reservations', accountId, id);
 
 /** The row lock every settlement (capture, release, expiry) takes first, before any pool lock. */
 export const lockReservation = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('credit_reservations').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  findTenantRow(db, 'credit_reservations', accountId, id, 'lock');
 
 export const findReservationByKey = (db: Executor, accountId: string, key: string) =>
   db.selectFrom('credit_reservations').selectAll().where('account_id', '=', accountId).where('idempotency_key', '=', key).executeTakeFirst();
@@ -56,9 +58,7 @@ export const expiredReservations = (db: Executor, now: Date, after: string | nul
     .select(['account_id', 'id'])
     .where('status', '=', 'HELD')
     .where('expires_at', '<=', now)
-    .$if(after !== null, (qb) => qb.where('id', '>', after!))
-    .orderBy('id')
-    .limit(500)
+    .$call(jobPage('id', after))
     .execute();
 
 /** The reservation's HOLD rows (one per pool it held from), with the grants each drew from. */
@@ -92,21 +92,11 @@ export type PoolForReservation = PoolRow & { draw_priority: number | null; draw_
  * and returns them with their link to the subscription (null when unlinked), links read under the lock.
  */
 export async function lockReservationPools(db: Executor, accountId: string, subscriptionId: string, denomination: string, heldPoolIds: string[]): Promise<PoolForReservation[]> {
-  const linked = await db
-    .selectFrom('credit_pool_links as l')
-    .innerJoin('credit_pools as p', (j) => j.onRef('p.id', '=', 'l.credit_pool_id').onRef('p.account_id', '=', 'l.account_id'))
-    .select('p.id')
-    .where('l.account_id', '=', accountId)
-    .where('l.subscription_id', '=', subscriptionId)
-    .where('p.denomination', '=', denomination)
-    .execute();
+  const linked = await linksToPools(db, accountId, subscriptionId, denomination).select('p.id').execute();
   const ids = [...new Set([...linked.map((r) => r.id), ...heldPoolIds])];
   if (ids.length === 0) return [];
   const pools = await db.selectFrom('credit_pools').selectAll().where('account_id', '=', accountId).where('id', 'in', ids).orderBy('id').forUpdate().execute();
-  const links = await db
-    .selectFrom('credit_pool_links')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  const links = await tenantRows(db, 'credit_pool_links', accountId)
     .where('subscription_id', '=', subscriptionId)
     .where('credit_pool_id', 'in', ids)
     .execute();

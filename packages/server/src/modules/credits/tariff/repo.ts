@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
 import type { CreditPricesTable, CreditWeightsTable, PriceRow } from '../tables.js';
+import { deleteTenantRow, findTenantRow, tenantRows } from '../../../platform/db/tenant-row.js';
 
 export type WeightRow = Selectable<CreditWeightsTable> & { feature_key: string };
 export type { PriceRow } from '../tables.js';
@@ -63,10 +64,10 @@ export const insertWeights = (db: Executor, rows: Insertable<CreditWeightsTable>
   db.insertInto('credit_weights').values(rows).returningAll().execute();
 
 export const findWeight = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('credit_weights').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  findTenantRow(db, 'credit_weights', accountId, id, 'lock');
 
 export const deleteWeight = (db: Executor, accountId: string, id: string) =>
-  db.deleteFrom('credit_weights').where('account_id', '=', accountId).where('id', '=', id).execute();
+  deleteTenantRow(db, 'credit_weights', accountId, id);
 
 /**
  * Hot path: the newest row at `at` of the exact-model chain and of the default chain, in one
@@ -131,10 +132,7 @@ const currentPriceIds = (db: Executor, accountId: string, now: Date) =>
     .orderBy('effective_from', 'desc');
 
 export const listCurrentAndScheduledPrices = (db: Executor, accountId: string, now: Date): Promise<PriceRow[]> =>
-  db
-    .selectFrom('credit_prices')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  tenantRows(db, 'credit_prices', accountId)
     .where((eb) => eb.or([eb('effective_from', '>', now), eb('id', 'in', currentPriceIds(db, accountId, now))]))
     .orderBy('denomination')
     .orderBy('effective_from')
@@ -143,10 +141,7 @@ export const listCurrentAndScheduledPrices = (db: Executor, accountId: string, n
 /** The in-effect price of each priced denomination, paged by denomination. */
 /** The price in effect per denomination, by denomination; one page of them, or all without `page`. */
 export function listPricesInEffect(db: Executor, accountId: string, now: Date, page?: { limit: number; offset: number }): Promise<PriceRow[]> {
-  const q = db
-    .selectFrom('credit_prices')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  const q = tenantRows(db, 'credit_prices', accountId)
     .where('id', 'in', currentPriceIds(db, accountId, now))
     .orderBy('denomination');
   return (page ? q.limit(page.limit).offset(page.offset) : q).execute();
@@ -172,10 +167,10 @@ export const insertPrices = (db: Executor, rows: Insertable<CreditPricesTable>[]
   db.insertInto('credit_prices').values(rows).returningAll().execute();
 
 export const findPrice = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('credit_prices').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  findTenantRow(db, 'credit_prices', accountId, id, 'lock');
 
 export const deletePrice = (db: Executor, accountId: string, id: string) =>
-  db.deleteFrom('credit_prices').where('account_id', '=', accountId).where('id', '=', id).execute();
+  deleteTenantRow(db, 'credit_prices', accountId, id);
 
 /** Hot path: newest row with effective_from ≤ at, a backward scan of the (account, denomination, effective_from) unique index. */
 export const priceAt = (db: Executor, accountId: string, denomination: string, at: Date) =>

@@ -1,6 +1,7 @@
 import { sql, type Insertable } from 'kysely';
 import type { Executor, Tx } from '../../../platform/db/database.js';
 import type { AlertRow, SpendAlertsTable } from '../tables.js';
+import { findTenantRow } from '../../../platform/db/tenant-row.js';
 
 export type { AlertRow } from '../tables.js';
 
@@ -53,7 +54,7 @@ export async function ackAlert(db: Executor, accountId: string, id: string, acke
     .where('acked_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
-  return acked ?? db.selectFrom('spend_alerts').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return acked ?? findTenantRow(db, 'spend_alerts', accountId, id);
 }
 
 /** Alerts fired in [from, to). */

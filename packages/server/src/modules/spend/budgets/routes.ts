@@ -58,10 +58,7 @@ export function budgetRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.put(base, { schema: { tags, operationId: 'putSpendBudget', summary: "Set the unit's budget (a full replace; at least one ceiling), then push it to the LiteLLM gateway", params: IdParams, body: BudgetRequestSchema, response } },
       async (request) => ok(await budgets.putBudget(ctx, accountIdOf(request), request.params.id, request.body)));
     app.delete(base, { schema: { tags, operationId: 'deleteSpendBudget', summary: "Push max_budget null to the LiteLLM gateway, then delete the unit's budget (502 vendor_error, budget kept, when the proxy refuses)", params: IdParams, response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await budgets.deleteBudget(ctx, accountIdOf(request), request.params.id);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await budgets.deleteBudget(ctx, accountIdOf(request), request.params.id)));
     app.post(`${base}/bump`, { schema: { tags, operationId: 'bumpSpendBudget', summary: 'Lift the monthly ceiling until an expiry', params: IdParams, body: BumpRequestSchema, response } },
       async (request) => {
         const { monthlyCents, expiresAt, reason } = request.body;

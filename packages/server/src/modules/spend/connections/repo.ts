@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
 import type { ConnectionRow, SpendConnectionsTable, SpendProvider } from '../tables.js';
+import { hasRow } from '../../../platform/db/tenant-row.js';
 
 export type { ConnectionRow } from '../tables.js';
 
@@ -20,15 +21,15 @@ export function listLiveConnections(db: Executor, accountId: string): Promise<Co
 }
 
 export async function liveLabelExists(db: Executor, accountId: string, provider: SpendProvider, label: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('spend_connections')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('provider', '=', provider)
-    .where(sql<string>`lower(label)`, '=', label.toLowerCase())
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return row !== undefined;
+  return hasRow(
+    db
+      .selectFrom('spend_connections')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('provider', '=', provider)
+      .where(sql<string>`lower(label)`, '=', label.toLowerCase())
+      .where('deleted_at', 'is', null),
+  );
 }
 
 export function insertConnection(db: Executor, row: Insertable<SpendConnectionsTable>): Promise<ConnectionRow> {

@@ -50,9 +50,6 @@ export function connectionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     }, async (request) => ok(await replaceConnectionKey(ctx, accountIdOf(request), request.params.id, request.body.adminKey)));
     app.delete(`${base}/:id`, {
       schema: { tags, operationId: 'deleteSpendConnection', summary: 'Delete the connection (soft): its key blanked, everything it pulled removed', params: ConnectionIdParams, response: { 200: emptyEnvelopeSchema } },
-    }, async (request) => {
-      await deleteConnection(ctx, accountIdOf(request), request.params.id);
-      return okEmpty();
-    });
+    }, async (request) => okEmpty(await deleteConnection(ctx, accountIdOf(request), request.params.id)));
   };
 }

@@ -2,13 +2,11 @@ import { sql } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
 import type { ConnectionRow } from '../connections/repo.js';
 import type { RuleRow } from '../units/repo.js';
+import { tenantRows } from '../../../platform/db/tenant-row.js';
 
 /** The unit's own LiteLLM rules in matching order (priority, then creation). */
 export function listUnitLiteLlmRules(db: Executor, accountId: string, unitId: string): Promise<RuleRow[]> {
-  return db
-    .selectFrom('spend_rules')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  return tenantRows(db, 'spend_rules', accountId)
     .where('spend_unit_id', '=', unitId)
     .where('provider', '=', 'LITELLM')
     .orderBy('priority')
@@ -18,10 +16,7 @@ export function listUnitLiteLlmRules(db: Executor, accountId: string, unitId: st
 
 /** The account's gateway: its oldest live LITELLM connection that holds a key, or undefined. */
 export function findGatewayConnection(db: Executor, accountId: string): Promise<ConnectionRow | undefined> {
-  return db
-    .selectFrom('spend_connections')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  return tenantRows(db, 'spend_connections', accountId)
     .where('provider', '=', 'LITELLM')
     .where('deleted_at', 'is', null)
     .where('admin_key_sealed', 'is not', null)

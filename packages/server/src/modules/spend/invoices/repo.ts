@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
 import type { InvoiceLineRow, InvoiceRow, SpendInvoiceLinesTable, SpendInvoicesTable } from '../tables.js';
+import { findTenantRow, tenantRows } from '../../../platform/db/tenant-row.js';
 
 export type { InvoiceRow, InvoiceLineRow } from '../tables.js';
 
@@ -16,10 +17,7 @@ export async function insertInvoice(db: Executor, invoice: Insertable<SpendInvoi
 
 /** The account's invoices: latest period first, then in import order (ids are UUIDv7). */
 export function listInvoiceRows(db: Executor, accountId: string): Promise<InvoiceRow[]> {
-  return db
-    .selectFrom('spend_invoices')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  return tenantRows(db, 'spend_invoices', accountId)
     .orderBy('period_start', 'desc')
     .orderBy('created_at', 'asc')
     .orderBy('id', 'asc')
@@ -27,16 +25,13 @@ export function listInvoiceRows(db: Executor, accountId: string): Promise<Invoic
 }
 
 export function findInvoiceRow(db: Executor, accountId: string, id: string): Promise<InvoiceRow | undefined> {
-  return db.selectFrom('spend_invoices').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return findTenantRow(db, 'spend_invoices', accountId, id);
 }
 
 /** Lines of these invoices, in file order. */
 export function listLineRows(db: Executor, accountId: string, invoiceIds: string[]): Promise<InvoiceLineRow[]> {
   if (invoiceIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('spend_invoice_lines')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  return tenantRows(db, 'spend_invoice_lines', accountId)
     .where('invoice_id', 'in', invoiceIds)
     .orderBy('invoice_id')
     .orderBy('line_no')

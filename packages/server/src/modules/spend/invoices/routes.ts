@@ -41,9 +41,6 @@ export function invoiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(base, { schema: { tags, operationId: 'listSpendInvoices', summary: 'Imported invoices, latest period first (then in import order), with their lines', response: { 200: envelopeSchema(z.array(SpendInvoiceSchema)) } } },
       async (request) => ok(await service.listInvoices(ctx, accountIdOf(request))));
     app.delete(`${base}/:id`, { schema: { tags, operationId: 'deleteSpendInvoice', summary: 'Delete an imported invoice and its lines', params: InvoiceIdParams, response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await service.deleteInvoice(ctx, accountIdOf(request), request.params.id);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await service.deleteInvoice(ctx, accountIdOf(request), request.params.id)));
   };
 }

@@ -2,6 +2,7 @@ import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
 import type { OutcomeRow, SpendOutcomeSourceName, SpendOutcomesTable } from '../tables.js';
 import type { PersonCandidate } from './domain.js';
+import { hasRow, tenantRows } from '../../../platform/db/tenant-row.js';
 
 export type { OutcomeRow } from '../tables.js';
 /** An outcome with the name of the unit it is attributed to. */
@@ -48,15 +49,11 @@ export function listPersonCandidates(db: Executor, accountId: string): Promise<P
  * unit delete waits and the outcome's reference to it stays valid.
  */
 export async function shareLockUnit(db: Executor, accountId: string, id: string): Promise<boolean> {
-  const row = await db.selectFrom('spend_units').select('id').where('account_id', '=', accountId).where('id', '=', id).forShare().executeTakeFirst();
-  return row !== undefined;
+  return hasRow(db.selectFrom('spend_units').select('id').where('account_id', '=', accountId).where('id', '=', id).forShare());
 }
 
 export function lockOutcome(db: Executor, accountId: string, source: SpendOutcomeSourceName, externalId: string): Promise<OutcomeRow | undefined> {
-  return db
-    .selectFrom('spend_outcomes')
-    .selectAll()
-    .where('account_id', '=', accountId)
+  return tenantRows(db, 'spend_outcomes', accountId)
     .where('source', '=', source)
     .where('external_id', '=', externalId)
     .forUpdate()

@@ -76,9 +76,6 @@ export function priceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         return reply.code(201).send(ok(toPriceRowDto(row)));
       });
     app.delete(`${base}/:id`, { schema: { ...tags, operationId: 'deleteSpendPrice', summary: 'Delete an operator price row (seeded rows cannot be deleted)', params: z.object({ id: z.uuid() }), response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await deletePrice(ctx, accountIdOf(request), request.params.id);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await deletePrice(ctx, accountIdOf(request), request.params.id)));
   };
 }

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/database.js';
 import type { RuleRow, SpendRulesTable, SpendUnitsTable, UnitRow } from '../tables.js';
+import { findTenantRow } from '../../../platform/db/tenant-row.js';
 
 export type { UnitRow, RuleRow } from '../tables.js';
 
@@ -19,7 +20,7 @@ export function listUnits(db: Executor, accountId: string): Promise<UnitRow[]> {
 }
 
 export function findUnit(db: Executor, accountId: string, id: string): Promise<UnitRow | undefined> {
-  return db.selectFrom('spend_units').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return findTenantRow(db, 'spend_units', accountId, id);
 }
 
 /** Every unit's parent, for the loop check. */
@@ -63,7 +64,7 @@ export function insertRule(db: Executor, row: Insertable<SpendRulesTable>): Prom
 }
 
 export function findRule(db: Executor, accountId: string, id: string): Promise<RuleRow | undefined> {
-  return db.selectFrom('spend_rules').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return findTenantRow(db, 'spend_rules', accountId, id);
 }
 
 export async function deleteRule(db: Executor, accountId: string, id: string): Promise<boolean> {

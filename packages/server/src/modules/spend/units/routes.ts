@@ -83,18 +83,12 @@ export function unitRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.put(`${base}/units/:id`, { schema: { tags, operationId: 'replaceSpendUnit', summary: 'Replace a spend unit (full replace; parent moves are loop-checked)', params: IdParams, body: UnitRequestSchema, response: { 200: envelopeSchema(UnitSchema) } } },
       async (request) => ok(toUnit(await units.replaceUnit(ctx, accountIdOf(request), request.params.id, request.body))));
     app.delete(`${base}/units/:id`, { schema: { tags, operationId: 'deleteSpendUnit', summary: 'Delete a spend unit: its rules go, its children move up to its parent', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await units.deleteUnit(ctx, accountIdOf(request), request.params.id);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await units.deleteUnit(ctx, accountIdOf(request), request.params.id)));
     app.get(`${base}/rules`, { schema: { tags, operationId: 'listSpendRules', summary: 'Attribution rules, priority ascending then creation', response: { 200: envelopeSchema(z.array(RuleSchema)) } } },
       async (request) => ok((await units.listRules(ctx, accountIdOf(request))).map(toRule)));
     app.post(`${base}/rules`, { schema: { tags, operationId: 'createSpendRule', summary: 'Create an attribution rule (applies at report time, history included)', body: RuleRequestSchema, response: { 201: envelopeSchema(RuleSchema) } } },
       async (request, reply) => reply.code(201).send(ok(toRule(await units.createRule(ctx, accountIdOf(request), request.body)))));
     app.delete(`${base}/rules/:id`, { schema: { tags, operationId: 'deleteSpendRule', summary: 'Delete an attribution rule', params: IdParams, response: { 200: emptyEnvelopeSchema } } },
-      async (request) => {
-        await units.deleteRule(ctx, accountIdOf(request), request.params.id);
-        return okEmpty();
-      });
+      async (request) => okEmpty(await units.deleteRule(ctx, accountIdOf(request), request.params.id)));
   };
 }

@@ -1,6 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from '../../../../platform/db/database.js';
 import type { SourceRow, SpendOutcomeSourcesTable } from '../../tables.js';
+import { deleteTenantRow, findTenantRow } from '../../../../platform/db/tenant-row.js';
 
 export type { SourceRow } from '../../tables.js';
 
@@ -9,12 +10,12 @@ export function listSources(db: Executor, accountId: string): Promise<SourceRow[
 }
 
 export function findSource(db: Executor, accountId: string, id: string): Promise<SourceRow | undefined> {
-  return db.selectFrom('spend_outcome_sources').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return findTenantRow(db, 'spend_outcome_sources', accountId, id);
 }
 
 /** Locks the source row (a delete and a sync's write exclude each other); undefined when it is gone. */
 export function lockSource(db: Executor, accountId: string, id: string): Promise<SourceRow | undefined> {
-  return db.selectFrom('spend_outcome_sources').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  return findTenantRow(db, 'spend_outcome_sources', accountId, id, 'lock');
 }
 
 export function insertSource(db: Executor, row: Insertable<SpendOutcomeSourcesTable>): Promise<SourceRow> {
@@ -28,7 +29,7 @@ export function updateSource(db: Executor, accountId: string, id: string, values
 
 /** Deletes the source; the outcomes it pulled go with it (foreign key on delete cascade). */
 export async function deleteSource(db: Executor, accountId: string, id: string): Promise<void> {
-  await db.deleteFrom('spend_outcome_sources').where('account_id', '=', accountId).where('id', '=', id).execute();
+  await deleteTenantRow(db, 'spend_outcome_sources', accountId, id);
 }
 
 /** ACTIVE sources of every account after `after` (by id), for the hourly job. */

@@ -64,9 +64,6 @@ export function outcomeSourceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     }, async (request) => ok(await syncSource(ctx, { accountId: accountIdOf(request), sourceId: request.params.id, window: syncWindowOf(request.query, ctx.clock.now()) })));
     app.delete(`${base}/:id`, {
       schema: { tags, operationId: 'deleteSpendOutcomeSource', summary: 'Delete the source and the outcomes it pulled (posted outcomes stay)', params: IdParams, response: { 200: emptyEnvelopeSchema } },
-    }, async (request) => {
-      await deleteSource(ctx, accountIdOf(request), request.params.id);
-      return okEmpty();
-    });
+    }, async (request) => okEmpty(await deleteSource(ctx, accountIdOf(request), request.params.id)));
   };
 }
