@@ -83,12 +83,14 @@ const requests: [string, 'GET' | 'POST', string, () => unknown][] = [
   ['credit-entitlement-evaluate', 'POST', '/api/v1/client/entitlements', () => ({ customerReferenceId: 'bench-credit-1', featureKey: creditFeatureKey, usage: { usageUnits: 3, model: 'gpt' } })],
   ['ingest', 'POST', '/api/v1/client/events', () => event('bench-1', featureKey)],
   ['credit-ingest', 'POST', '/api/v1/client/events', () => event('bench-credit-1', creditFeatureKey)],
+  ['credit-ingest-keyed', 'POST', '/api/v1/client/events', () => event('bench-credit-1', creditFeatureKey)],
 ];
 for (const [name, method, path, body] of requests) {
   for (let i = 0; i < 3; i++) {
     log = [];
     const payload = body();
-    const res = await runtime.app.inject({ method, url: path, headers: { 'x-api-key': apiKey }, ...(payload ? { payload: payload as object } : {}) });
+    const keyed = name.endsWith('-keyed') ? { 'idempotency-key': randomUUID() } : {};
+    const res = await runtime.app.inject({ method, url: path, headers: { 'x-api-key': apiKey, ...keyed }, ...(payload ? { payload: payload as object } : {}) });
     const statements = log;
     log = undefined;
     if (i < 2) continue; // warm: first calls resolve caches of their own (e.g. the tariff)
