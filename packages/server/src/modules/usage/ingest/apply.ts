@@ -131,10 +131,10 @@ const weightId = (p: EventPlan) => `${p.event.feature_id}|${p.event.model ?? ''}
 
 /**
  * Locks counters, then the open holds of the events' flows, then pools (held to commit), decides
- * every event, then writes. If another transaction stored one of the keys after the look-up (our
- * insert waited for it to commit and skipped the key), the round's writes are undone (no one else
- * has seen them) and the round is decided again from the locked state, the key now visible as
- * stored.
+ * every event, then writes. If another transaction stored one of the keys (our insert waited for it
+ * to commit and skipped the key), the round's writes are undone (no one else has seen them) and the
+ * round is decided again from the locked state, the key now visible as stored. The first round
+ * looks no key up unless a hard limit refused an event (ADR 0032).
  *
  * An event whose flow holds credits (ADR 0012) is settled exactly as on the single-event path: what
  * the events before it planned is written, `captureForEvent` captures the hold (or expires it), and
@@ -156,7 +156,12 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
     if (round > 1) drawer = await openCreditDraws(tx, accountId, targets, now);
     if (savepoint) await batchRepo.savepoint(tx);
     const used = new Map([...locked.entries()].map(([id, u]) => [id, dec(u)]));
-    const stored = await batchRepo.findStoredKeys(tx, accountId, items.map((i) => i.key));
+    // The first round of a group without holds assumes none of its keys is stored yet (the usual
+    // case, one statement fewer): a key another request stored shows up as a skipped insert, or,
+    // for an event a hard limit refused, in the look-up below; either way the round is decided again
+    // with every key looked up.
+    const lookedUp = round > 1 || savepoint;
+    const stored = lookedUp ? await batchRepo.findStoredKeys(tx, accountId, items.map((i) => i.key)) : new Map<string, string>();
     const rows: repo.NewEvent[] = [];
     const deltas = new Map<string, { key: repo.CounterKey; used: Decimal; revenue: Decimal }>();
     const billable: { plan: EventPlan; units: Decimal; featureKey: string }[] = [];
@@ -198,6 +203,9 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
       const { status, receipt } = receiptOf(plan, !decided.counted, decided.receipt);
       outcomes.push({ status: 'stored', httpStatus: status, receipt });
     }
+    const refused = outcomes.flatMap((o) => (o.status === 'refused' ? [o.key] : []));
+    // A refusal of an event whose key is stored is a duplicate (409 conflict): looked up under the pool locks.
+    if (!lookedUp && refused.length > 0 && (await batchRepo.findStoredKeys(tx, accountId, refused)).size > 0) continue;
     const inserted = await batchRepo.insertEvents(tx, rows);
     if (inserted.size < rows.length) {
       if (round >= maxRounds(items)) throw new Error(`applyEvents: no progress after ${round} rounds (every round should learn a stored key)`);
