@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Fragment, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
+import { syncWithUrl, type UrlFormSync } from '../url-form';
 import { api, unwrap } from '../api';
 import { formatCount, formatCredits } from '../format';
 import { Empty, PageHeader, QueryView, Time, UnitPrice } from '../ui';
@@ -194,21 +195,25 @@ const filterKey = (values: Record<Filter, string>) => FILTERS.map((f) => values[
 
 /**
  * The filter form. Its fields are the user's own state: applying or clearing sets them and the URL
- * together, so a choice made right after "Clear" survives the URL change. Only a URL change made
- * elsewhere (back, forward, a shared link) loads the fields from the URL.
+ * together, so a choice made right after "Clear" survives the URL change, however late that change
+ * commits. Only a URL change made elsewhere (back, forward, a shared link) loads the fields from the
+ * URL.
  */
 function EventFilters({ params, onApply }: { params: URLSearchParams; onApply: (values: Record<Filter, string>) => void }) {
   const fromUrl = filtersOf(params);
+  const urlKey = filterKey(fromUrl);
   const [values, setValues] = useState<Record<Filter, string>>(() => ({ ...fromUrl, from: toLocal(fromUrl.from || null), to: toLocal(fromUrl.to || null) }));
-  const [applied, setApplied] = useState(() => filterKey(fromUrl));
-  if (filterKey(fromUrl) !== applied) {
-    setApplied(filterKey(fromUrl));
-    setValues({ ...fromUrl, from: toLocal(fromUrl.from || null), to: toLocal(fromUrl.to || null) });
+  // Reload the fields only on a URL change this form did not make (url-form.ts).
+  const [sync, setSync] = useState<UrlFormSync>({ applied: urlKey, seen: urlKey });
+  const { next: synced, reload } = syncWithUrl(sync, urlKey);
+  if (synced !== sync) {
+    setSync(synced);
+    if (reload) setValues({ ...fromUrl, from: toLocal(fromUrl.from || null), to: toLocal(fromUrl.to || null) });
   }
   function apply(next: Record<Filter, string>) {
     const sent = { ...next, from: toIso(next.from), to: toIso(next.to) };
     setValues(next);
-    setApplied(filterKey(sent));
+    setSync((current) => ({ ...current, applied: filterKey(sent) }));
     onApply(sent);
   }
   const set = (f: Filter) => (e: { target: { value: string } }) => {
