@@ -173,7 +173,7 @@ export interface CreditDrawer {
 /** A pool as the draws of this transaction leave it: parsed once, written back by `flush`. */
 type PoolState = { row: repo.PoolRow; balance: Decimal; consumed: Decimal; seq: bigint; grants: GrantState[] };
 /** A grant in the shape the FIFO rule takes (`DrawableGrant`), with its row. */
-type GrantState = { id: string; remaining: Decimal; expiresAt: Date | null; row: repo.GrantRow };
+type GrantState = { id: string; remaining: Decimal; expiresAt: Date | null; row: repo.DrawGrant };
 
 /**
  * Locks the pools linked to the targets (one statement, pool-id order) and loads their links and live
@@ -186,7 +186,7 @@ export async function openCreditDraws(tx: Tx, accountId: string, targets: Credit
   const pools = subscriptionIds.length === 0 ? [] : await repo.lockPoolsOf(tx, accountId, subscriptionIds, denominations);
   const poolIds = pools.map((p) => p.id);
   // Read under the pool locks: total_drawn changes only while its pool is locked.
-  const [links, grants] = poolIds.length === 0 ? [[], []] : await Promise.all([repo.listLinkStates(tx, accountId, poolIds, subscriptionIds), repo.listLiveGrantsOf(tx, accountId, poolIds)]);
+  const { links, grants } = poolIds.length === 0 ? { links: [], grants: [] } : await repo.readDrawState(tx, accountId, poolIds, subscriptionIds);
   const poolById = new Map<string, PoolState>(pools.map((p) => [p.id, { row: p, balance: dec(p.balance), consumed: dec(p.total_consumed), seq: BigInt(p.ledger_seq), grants: [] }]));
   for (const g of grants) poolById.get(g.credit_pool_id)!.grants.push({ id: g.id, remaining: dec(g.remaining), expiresAt: g.expires_at, row: g });
   const linked = new Map<string, repo.LinkState[]>();

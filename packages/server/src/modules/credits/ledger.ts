@@ -245,7 +245,7 @@ export type UsageDrawEntry = {
  * totals and the links' drawn totals, in one statement of array parameters (one statement text
  * whatever the batch size, so it stays one named prepared statement).
  */
-export async function appendUsageDraws(tx: Tx, accountId: string, entries: UsageDrawEntry[], grants: repo.GrantRow[], pools: repo.PoolRow[], now: Date) {
+export async function appendUsageDraws(tx: Tx, accountId: string, entries: UsageDrawEntry[], grants: { id: string; remaining: string }[], pools: repo.PoolRow[], now: Date) {
   const draws = entries.flatMap((e) => e.draws.map((d) => ({ transactionId: e.id, grantId: d.grantId, amount: d.amount.toFixed() })));
   const linkTotals = new Map<string, { poolId: string; subscriptionId: string; amount: Decimal }>();
   for (const e of entries) {

@@ -256,25 +256,43 @@ export async function lockPoolsOf(tx: Tx, accountId: string, subscriptionIds: st
 /** A subscription's link to a pool as a draw reads it: priority, limit and what it has drawn. */
 export type LinkState = { poolId: string; subscriptionId: string; drawPriority: number; linkedAt: Date; drawLimit: Decimal | null; totalDrawn: Decimal };
 
-export async function listLinkStates(tx: Tx, accountId: string, poolIds: string[], subscriptionIds: string[]): Promise<LinkState[]> {
-  const { rows } = await sql<{ credit_pool_id: string; subscription_id: string; draw_priority: number; created_at: Date; draw_limit: string | null; total_drawn: string }>`
-    select credit_pool_id, subscription_id, draw_priority, created_at, draw_limit, total_drawn from credit_pool_links
-     where account_id = ${accountId} and credit_pool_id = any(${poolIds}::uuid[]) and subscription_id = any(${subscriptionIds}::uuid[])`.execute(tx);
-  return rows.map((r) => ({
-    poolId: r.credit_pool_id,
-    subscriptionId: r.subscription_id,
-    drawPriority: r.draw_priority,
-    linkedAt: r.created_at,
-    drawLimit: r.draw_limit === null ? null : dec(r.draw_limit),
-    totalDrawn: dec(r.total_drawn),
-  }));
-}
+/** A live grant as a draw reads it (FIFO by creation): its remainder and expiry. */
+export type DrawGrant = { id: string; credit_pool_id: string; remaining: string; expires_at: Date | null };
 
-/** Live grants, oldest first (the FIFO order of repo.listLiveGrants). */
-export async function listLiveGrantsOf(tx: Tx, accountId: string, poolIds: string[]) {
-  const { rows } = await sql<GrantRow>`
-    select * from credit_grants
+/**
+ * The links of the locked pools to the subscriptions and the pools' live grants (oldest first, the
+ * FIFO order of listLiveGrants), in one statement read under the pool locks: both change only while
+ * their pool is locked, so neither can be stale.
+ */
+export async function readDrawState(tx: Tx, accountId: string, poolIds: string[], subscriptionIds: string[]): Promise<{ links: LinkState[]; grants: DrawGrant[] }> {
+  const { rows } = await sql<{
+    kind: 'link' | 'grant';
+    pool_id: string;
+    subscription_id: string | null;
+    draw_priority: number | null;
+    created_at: Date;
+    draw_limit: string | null;
+    amount: string;
+    grant_id: string | null;
+    expires_at: Date | null;
+  }>`
+    select 'link' as kind, credit_pool_id as pool_id, subscription_id, draw_priority, created_at, draw_limit, total_drawn as amount,
+           null::uuid as grant_id, null::timestamptz as expires_at, 0::bigint as seq
+      from credit_pool_links
+     where account_id = ${accountId} and credit_pool_id = any(${poolIds}::uuid[]) and subscription_id = any(${subscriptionIds}::uuid[])
+    union all
+    select 'grant', credit_pool_id, null, null, created_at, null, remaining, id, expires_at, seq
+      from credit_grants
      where account_id = ${accountId} and credit_pool_id = any(${poolIds}::uuid[]) and remaining > 0 and voided_at is null
-     order by created_at, seq`.execute(tx);
-  return rows;
+     order by kind, created_at, seq`.execute(tx);
+  const links: LinkState[] = [];
+  const grants: DrawGrant[] = [];
+  for (const r of rows) {
+    if (r.kind === 'link') {
+      links.push({ poolId: r.pool_id, subscriptionId: r.subscription_id!, drawPriority: r.draw_priority!, linkedAt: r.created_at, drawLimit: r.draw_limit === null ? null : dec(r.draw_limit), totalDrawn: dec(r.amount) });
+    } else {
+      grants.push({ id: r.grant_id!, credit_pool_id: r.pool_id, remaining: r.amount, expires_at: r.expires_at });
+    }
+  }
+  return { links, grants };
 }

@@ -30,18 +30,6 @@ export async function lockCounters(tx: Tx, accountId: string, keys: CounterKey[]
   return new Map(rows.map((r) => [counterId({ accountId, subscriptionId: r.subscription_id, featureId: r.feature_id, periodStart: new Date(r.period_start) }), r.used]));
 }
 
-/** Adds each counter's units and revenue (one row per counter). */
-export async function addToCounters(tx: Tx, accountId: string, deltas: { key: CounterKey; used: string; revenue: string }[]) {
-  if (deltas.length === 0) return;
-  await sql`
-    update usage_counters set used = usage_counters.used + v.used, revenue = usage_counters.revenue + v.revenue
-      from unnest(${arr(deltas.map((d) => d.key.subscriptionId))}::uuid[], ${arr(deltas.map((d) => d.key.featureId))}::uuid[],
-                  ${arr(deltas.map((d) => d.key.periodStart.toISOString()))}::timestamptz[], ${arr(deltas.map((d) => d.used))}::numeric[],
-                  ${arr(deltas.map((d) => d.revenue))}::numeric[]) as v(sub_id, feature_id, period_start, used, revenue)
-     where usage_counters.account_id = ${accountId} and usage_counters.subscription_id = v.sub_id
-       and usage_counters.feature_id = v.feature_id and usage_counters.period_start = v.period_start`.execute(tx);
-}
-
 /** The stored events among these idempotency keys (key → event id); a statement of its own sees what has committed. */
 export async function findStoredKeys(db: Executor, accountId: string, keys: string[]): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
@@ -51,13 +39,18 @@ export async function findStoredKeys(db: Executor, accountId: string, keys: stri
   return new Map(rows.map((r) => [r.event_idempotency_key, r.id]));
 }
 
+/** What the events of a group add to one counter (one row per counter). */
+export type CounterDelta = { key: CounterKey; used: string; revenue: string };
+
 /**
  * Claims the events' idempotency keys (usage_event_keys, migration 0028) in key order, so two
  * writers that share keys wait on each other's index entries in one order, inserts the events whose
  * claim it won and returns their keys; a key another transaction stored first is skipped, and the
- * caller decides what that means.
+ * caller decides what that means. In the same statement, and only when every key was claimed (the
+ * group commits whole or is decided again), adds each counter's units and revenue (counters the
+ * caller locked first).
  */
-export async function insertEvents(tx: Tx, rows: NewEvent[]): Promise<Set<string>> {
+export async function insertEvents(tx: Tx, accountId: string, rows: NewEvent[], deltas: CounterDelta[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
   const e = [...rows].sort((a, b) => (a.event_idempotency_key < b.event_idempotency_key ? -1 : a.event_idempotency_key > b.event_idempotency_key ? 1 : 0));
   const col = (f: (r: NewEvent) => string | null) => arr(e.map(f));
@@ -77,7 +70,15 @@ export async function insertEvents(tx: Tx, rows: NewEvent[]): Promise<Set<string
       insert into usage_event_keys (account_id, event_idempotency_key, event_id, occurred_at)
       select account_id, key, id, occurred_at from v order by n
       on conflict do nothing
-      returning event_id)
+      returning event_id),
+    c as (
+      update usage_counters set used = usage_counters.used + d.used, revenue = usage_counters.revenue + d.revenue
+        from unnest(${arr(deltas.map((d) => d.key.subscriptionId))}::uuid[], ${arr(deltas.map((d) => d.key.featureId))}::uuid[],
+                    ${arr(deltas.map((d) => d.key.periodStart.toISOString()))}::timestamptz[], ${arr(deltas.map((d) => d.used))}::numeric[],
+                    ${arr(deltas.map((d) => d.revenue))}::numeric[]) as d(sub_id, feature_id, period_start, used, revenue)
+       where usage_counters.account_id = ${accountId} and usage_counters.subscription_id = d.sub_id
+         and usage_counters.feature_id = d.feature_id and usage_counters.period_start = d.period_start
+         and (select count(*) from k) = ${rows.length})
     insert into usage_events (id, account_id, customer_id, feature_id, subscription_id, event_type, event_name, event_idempotency_key,
       usage_units, revenue_amount, cost_amount, model, model_provider, input_tokens, output_tokens, flow_id, occurred_at, ingested_at, context, meta)
     select v.id, v.account_id, v.customer_id, v.feature_id, v.subscription_id, v.event_type, v.event_name, v.key,

@@ -206,14 +206,14 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
     const refused = outcomes.flatMap((o) => (o.status === 'refused' ? [o.key] : []));
     // A refusal of an event whose key is stored is a duplicate (409 conflict): looked up under the pool locks.
     if (!lookedUp && refused.length > 0 && (await batchRepo.findStoredKeys(tx, accountId, refused)).size > 0) continue;
-    const inserted = await batchRepo.insertEvents(tx, rows);
+    const counted = [...deltas.values()].map((d) => ({ key: d.key, used: d.used.toFixed(), revenue: d.revenue.toFixed() }));
+    const inserted = await batchRepo.insertEvents(tx, accountId, rows, counted);
     if (inserted.size < rows.length) {
       if (round >= maxRounds(items)) throw new Error(`applyEvents: no progress after ${round} rounds (every round should learn a stored key)`);
       if (savepoint) await batchRepo.rollbackToSavepoint(tx);
       else await batchRepo.deleteEvents(tx, accountId, rows.filter((r) => inserted.has(r.event_idempotency_key)).map((r) => r.id));
       continue;
     }
-    await batchRepo.addToCounters(tx, accountId, [...deltas.values()].map((d) => ({ key: d.key, used: d.used.toFixed(), revenue: d.revenue.toFixed() })));
     await drawer.flush();
     if (recorded) for (const b of billable) await emitRecorded(tx, b.plan, b.units, b.featureKey);
     return outcomes;
