@@ -17,17 +17,17 @@ import * as repo from '../repo.js';
 import type { EventRequest } from '../schema.js';
 
 /**
- * The many-event primitive behind batch ingestion and hot-pool grouping: N events of one account
- * in one transaction, each decided exactly as if it had been sent alone, one after another in the
+ * The one executor of every event that needs a transaction (ADR 0032): a batch, a lane group, a
+ * single event as a group of one. N events of one account in one transaction, each decided exactly as if it had been sent alone, one after another in the
  * given order — its idempotency key (unique per account; a key stored earlier, by another request
  * or by an earlier event of this list, is a duplicate), its counter's max_usage, its credit draw
  * (a hard-limit pool refuses exactly the events that no longer fit; FIFO; one ledger row per pool
  * drawn) and its receipt. A refused or duplicate event writes nothing and does not abort the others.
  *
  * Setup (lock-free reads: contexts, period usage, weights, once per distinct value) → in one
- * transaction: lock the counters (in key order), then the pools (in id order), read which keys are
- * stored, decide every event in memory, then write with a few statements (events, counters,
- * ledger). Every writer takes counters before pools and each in one global order, so batches,
+ * transaction: lock the counters (in key order), then the pools (in id order) with their links and
+ * grants, decide every event in memory, then write with two statements (the events with their
+ * counters' totals, then the ledger). Every writer takes counters before pools and each in one global order, so batches,
  * grouped requests and lone events never wait on each other in a cycle.
  */
 export type EventItem = {
@@ -52,10 +52,11 @@ export type EventOutcome =
   | { status: 'refused'; key: string; error: AppError };
 
 /**
- * Rounds when other writers store some of our keys between our look-up and our insert. A round is
- * decided again only when our insert skipped a key that another transaction had claimed and has
- * since committed, and the next round's look-up (a new statement) sees that key stored: every extra
- * round learns at least one more of our keys, so one round per distinct key plus one always ends.
+ * Rounds when other writers store some of our keys before our insert. A round is decided again only
+ * when our insert skipped a key that another transaction had claimed and has since committed (or a
+ * refused event's key turned out stored), and the next round's look-up (a new statement) sees that
+ * key stored: every extra round learns at least one more of our keys, so one round per distinct key
+ * plus one always ends.
  * A fixed small limit turned a busy hammer of shared keys (several nodes retrying the same batch)
  * into a 500.
  */
@@ -136,7 +137,7 @@ const weightId = (p: EventPlan) => `${p.event.feature_id}|${p.event.model ?? ''}
  * round is decided again from the locked state, the key now visible as stored. The first round
  * looks no key up unless a hard limit refused an event (ADR 0032).
  *
- * An event whose flow holds credits (ADR 0012) is settled exactly as on the single-event path: what
+ * An event whose flow holds credits (ADR 0012) is settled by the reservation's own capture: what
  * the events before it planned is written, `captureForEvent` captures the hold (or expires it), and
  * the pools are read again, still locked, for the events after it. Such a round runs under a
  * savepoint, which undoes its ledger writes if it has to be decided again.
