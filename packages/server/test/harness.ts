@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { after, before } from 'node:test';
 import { PassThrough } from 'node:stream';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
@@ -6,6 +7,7 @@ import { loadConfig } from '../src/config.js';
 import { createAccount } from '../src/modules/accounts/service.js';
 import { FrozenClock } from '../src/platform/clock.js';
 import { openDatabase, type Database } from '../src/platform/db/database.js';
+import { migrate } from '../src/platform/db/migrator.js';
 import { createRuntime, type Runtime } from '../src/runtime.js';
 
 /**
@@ -116,6 +118,24 @@ export async function openTestDatabase(): Promise<{ database: Database; schema?:
       await adminQuery(DIRECT_URL!, ISOLATION === 'database' ? `drop database ${schema} with (force)` : `drop schema ${schema} cascade`);
     },
   };
+}
+
+/**
+ * A database of its own with every migration run, for the tests of the enclosing describe block:
+ * opened before them, closed and dropped after. Call it in the block; read the database in a test.
+ */
+export function migratedTestDatabase(): () => Database {
+  let database: Database | undefined;
+  let drop = async () => {};
+  before(async () => {
+    ({ database, drop } = await openTestDatabase());
+    await migrate(database);
+  });
+  after(async () => {
+    await database?.close();
+    await drop();
+  });
+  return () => database!;
 }
 
 function testConfig(options: StartOptions) {

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Database } from '../../../src/platform/db/database.js';
-import { migrate } from '../../../src/platform/db/migrator.js';
-import { backend, openTestDatabase } from '../../harness.js';
+import { backend, migratedTestDatabase } from '../../harness.js';
 
 /**
  * Tally on Citus, distributed by account_id (ADR 0023), proven where Citus is not installable: the
@@ -92,19 +91,10 @@ async function violations(db: Database['db']): Promise<string[]> {
 }
 
 describe(`the schema on Citus, distributed by account_id (${backend})`, () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  before(async () => {
-    ({ database, drop } = await openTestDatabase());
-    await migrate(database);
-  });
-  after(async () => {
-    await database.close();
-    await drop();
-  });
+  const migrated = migratedTestDatabase();
 
   test('when the migrated schema is read then its only departures are row-id primary keys and the three foreign keys citus/prepare.sql names', async () => {
-    const found = await violations(database.db);
+    const found = await violations(migrated().db);
     const rowIdKeys = found.filter((v) => /^unique \w+_pkey on \w+ lacks account_id: \(id\)$/.test(v));
     assert.ok(rowIdKeys.length > 0);
     assert.deepEqual(
@@ -118,13 +108,13 @@ describe(`the schema on Citus, distributed by account_id (${backend})`, () => {
   });
 
   test('when citus/prepare.sql has run then every unique key and foreign key of the tenant tables fits the distribution by account_id', async () => {
-    await database.withSession((exec) => exec(`begin;\n${prepareSql}\ncommit;`));
-    assert.deepEqual(await violations(database.db), []);
+    await migrated().withSession((exec) => exec(`begin;\n${prepareSql}\ncommit;`));
+    assert.deepEqual(await violations(migrated().db), []);
     // The re-keyed tables: each keeps one unique key on (account_id, id) a foreign key or a lookup can use.
     const { rows } = await sql<{ n: number }>`
       select count(*)::int as n from pg_constraint k join pg_class c on c.oid = k.conrelid join pg_namespace s on s.oid = c.relnamespace
        where s.nspname = current_schema() and k.contype = 'p' and pg_get_constraintdef(k.oid) = 'PRIMARY KEY (id)'
-         and c.relname not in ('accounts', 'users', 'api_keys', 'account_settings', 'spend_price_seed_state')`.execute(database.db);
+         and c.relname not in ('accounts', 'users', 'api_keys', 'account_settings', 'spend_price_seed_state')`.execute(migrated().db);
     assert.equal(rows[0]!.n, 0, 'no tenant table is keyed by its row id alone');
   });
 });

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import ts from 'typescript';
 import type { Database } from '../../../src/platform/db/database.js';
-import { migrate } from '../../../src/platform/db/migrator.js';
-import { backend, openTestDatabase } from '../../harness.js';
+import { backend, migratedTestDatabase } from '../../harness.js';
 
 /**
  * The hand-written Kysely table types against the migrated schema (issue 30 item 3): every table of
@@ -147,19 +146,10 @@ async function drift(db: Database['db']): Promise<string[]> {
 }
 
 describe(`table types match the migrated schema (${backend})`, () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  before(async () => {
-    ({ database, drop } = await openTestDatabase());
-    await migrate(database);
-  });
-  after(async () => {
-    await database.close();
-    await drop();
-  });
+  const migrated = migratedTestDatabase();
 
   test('when every migration has run then each table, column and nullability declared in tables.ts is the database\'s', async () => {
-    assert.deepEqual(await drift(database.db), []);
+    assert.deepEqual(await drift(migrated().db), []);
   });
 
   test('when a type is wrong then the comparison names it (the check can fail)', async () => {

@@ -2,12 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../../src/platform/db/database.js';
-import { migrate } from '../../../src/platform/db/migrator.js';
 import { dec, type Decimal } from '../../../src/platform/money.js';
 import { cacheRatesKnown, cacheRatesKnownSql, meteredCents, meteredCentsSql, pricedSql, pricesEvery, TOKEN_CLASSES, type TokenClass, type Tokens } from '../../../src/modules/spend/prices/cost.js';
 import type { Rates } from '../../../src/modules/spend/prices/seed.js';
 import { SPEND_PROVIDERS } from '../../../src/modules/spend/providers.js';
-import { backend, openTestDatabase } from '../../harness.js';
+import { backend, migratedTestDatabase, openTestDatabase } from '../../harness.js';
 
 /**
  * The one metered-cost rule (spend/prices/cost.ts) as TypeScript and as SQL agree: the same cases
@@ -84,16 +83,7 @@ describe(`the metered-cost rule in TypeScript and in SQL agree (${backend})`, ()
 });
 
 describe(`the provider registry equals the migrated provider checks (${backend})`, () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  before(async () => {
-    ({ database, drop } = await openTestDatabase());
-    await migrate(database);
-  });
-  after(async () => {
-    await database.close();
-    await drop();
-  });
+  const migrated = migratedTestDatabase();
 
   test("every spend table's provider check lists exactly the registry's providers", async () => {
     const { rows } = await sql<{ table_name: string; definition: string }>`
@@ -101,7 +91,7 @@ describe(`the provider registry equals the migrated provider checks (${backend})
         from pg_constraint c
         join pg_attribute a on a.attrelid = c.conrelid and a.attnum = any (c.conkey)
        where c.contype = 'c' and a.attname = 'provider' and c.conrelid::regclass::text like '%spend%'
-         and c.connamespace = (select oid from pg_namespace where nspname = current_schema())`.execute(database.db);
+         and c.connamespace = (select oid from pg_namespace where nspname = current_schema())`.execute(migrated().db);
     // The price book (spend_price_seed) holds the seeded vendors only; every other provider column is a spend vendor.
     const checked = rows.filter((r) => !r.table_name.endsWith('spend_price_seed'));
     assert.ok(checked.length >= 4, `provider checks found: ${rows.map((r) => r.table_name).join(', ')}`);
