@@ -7,7 +7,7 @@ import type { Principal } from '../../../platform/http/principal.js';
 import { newId } from '../../../platform/ids.js';
 import { customerReferenceRequired, getCustomerById } from '../../customers/index.js';
 import { applyEvents, type EventItem, type EventOutcome } from './apply.js';
-import { counterKeyOf, isCreditBacked, needsPeriodUsage, planEvent, zeroedColumns } from './plan.js';
+import { counterKeyOf, isCreditBacked, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './plan.js';
 import { hotPoolQueue } from './lane.js';
 import { duplicate, receiptOf } from './receipts.js';
 import { usageRecorded } from '../recorded.js';
@@ -52,13 +52,13 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
   // (the hold its evaluate reserved is settled in a transaction of its own, ADR 0012).
   const lane = ctx.config.ingestGroupMaxEvents > 1 && !isRecorded();
   try {
-    // A plain counted event of a known (customer, feature): one statement that checks the
-    // remembered context and writes (repo.insertEventCounting's guard); a changed context reads it again.
     const remembered = memory.get(accountId, ref, input.featureKey);
     if (remembered?.feature_id && isCreditBacked(remembered) && lane && flowId === null) {
       // The group reads the contexts of all its events in one statement (apply.ts).
       return await submitToLane(ctx, accountId, { input, ref, key });
     }
+    // A plain counted event of a known (customer, feature): one statement that checks the
+    // remembered context and writes (repo.insertEventCounting's guard); a changed context reads it again.
     if (remembered && plannableFromMemory(remembered) && !isRecorded()) {
       const alone = async (): Promise<EventOutcome | null> => {
         const plan = planEvent({ accountId, context: remembered, input, key, eventId: newId(), now, usedInCounterPeriod: null });
@@ -86,7 +86,8 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
     // A plain event of an account without subscribers to usage_recorded: one statement (under an
     // Idempotency-Key, in a transaction that records its receipt).
     if (!isCreditBacked(preloaded) && !(preloaded.recorded_wanted && usageRecorded.subscribers().length > 0)) {
-      return await withStatement(ctx.db, (db) => writePlain(db, accountId, preloaded, input, key, now));
+      const plan = await planPlain(ctx.db, accountId, preloaded, input, key, now);
+      return await withStatement(ctx.db, (db) => writePlain(db, plan));
     }
     const item: EventItem = { input, ref, key, context: preloaded };
     if (lane && flowId === null) return await submitToLane(ctx, accountId, item);
@@ -115,17 +116,17 @@ function answer([outcome]: EventOutcome[]) {
  */
 const plannableFromMemory = (c: repo.IngestContext) => Boolean(c.feature_id && c.subscription_id && c.rule_value) && !isCreditBacked(c) && !needsPeriodUsage(c) && !c.recorded_wanted;
 
-/**
- * The one-statement path of a plain event: the period usage accumulate mode needs (one read, from the
- * context row when it is the current period), the pure plan, then the event with its counter
- * increment (over max_usage: stored zeroed), or the event alone when nothing counts it.
- */
-async function writePlain(db: Executor, accountId: string, c: repo.CheckContext, input: EventRequest, key: string, now: Date) {
+/** A plain event's plan: the period usage accumulate mode needs (from the context row when it is the current period, else one read), then the pure plan. */
+async function planPlain(db: Executor, accountId: string, c: repo.CheckContext, input: EventRequest, key: string, now: Date): Promise<EventPlan> {
   const counterKey = needsPeriodUsage(c) ? counterKeyOf(accountId, c, now) : null;
   const usedInCounterPeriod = counterKey ? await repo.usedInPeriod(db, c, counterKey) : null;
-  const plan = planEvent({ accountId, context: c, input, key, eventId: newId(), now, usedInCounterPeriod });
+  return planEvent({ accountId, context: c, input, key, eventId: newId(), now, usedInCounterPeriod });
+}
+
+/** The one statement of a plain event: the event with its counter increment (over max_usage: stored zeroed), or the event alone when nothing counts it. */
+async function writePlain(db: Executor, plan: EventPlan) {
   if (!plan.counter) {
-    if (!(await repo.insertEvent(db, plan.event))) throw duplicate(key);
+    if (!(await repo.insertEvent(db, plan.event))) throw duplicate(plan.event.event_idempotency_key);
     return receiptOf(plan, false, null);
   }
   const counted = await repo.insertEventCounting(db, plan.event, zeroedColumns(plan), plan.counter);
