@@ -1,13 +1,13 @@
 -- Citus, step 1 of 2 (ADR 0023): the schema changes a Citus cluster needs beyond Tally's migrations,
--- run once in one transaction on a migrated database before distribute.sql. Plain PostgreSQL
+-- run once in one transaction on a migrated database before the tables are distributed (platform/db/citus.ts, `npm run citus:distribute`, which runs this file itself). Plain PostgreSQL
 -- accepts them too: test/integration/platform/citus-schema.test.ts runs this file on both test
 -- databases and then checks every key against Citus's rules.
 
 -- Reference tables (copied to every node) may not reference distributed tables. Three of them do;
 -- on Citus the services keep these ids valid themselves (ADR 0023, "What would need work").
-alter table api_keys drop constraint api_keys_account_id_customer_id_fkey;
-alter table portal_sessions drop constraint portal_sessions_account_id_customer_id_fkey;
-alter table account_settings drop constraint account_settings_account_id_agent_signup_default_plan_id_fkey;
+alter table api_keys drop constraint if exists api_keys_account_id_customer_id_fkey;
+alter table portal_sessions drop constraint if exists portal_sessions_account_id_customer_id_fkey;
+alter table account_settings drop constraint if exists account_settings_account_id_agent_signup_default_plan_id_fkey;
 
 -- A distributed table's unique keys must contain its distribution column. Tenant tables keyed by
 -- their row id alone are re-keyed (account_id, id); where a unique (account_id, id) already exists

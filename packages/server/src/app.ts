@@ -27,6 +27,7 @@ import { registerAuth } from './platform/http/auth.js';
 import { consoleFallback, consoleRoutes, DEFAULT_CONSOLE_DIR } from './platform/http/console.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.js';
 import { registerIdempotency } from './platform/http/idempotency.js';
+import { nodeIdentity, registerBoot, type NodeBoot } from './platform/node-boot.js';
 import { publicBaseUrl } from './platform/http/base-url.js';
 import { assertCleanStrings, assertScannedDepth, MAX_PATH_PARAM_LENGTH, mayHoldBadStrings, registerInputGuards } from './platform/http/input-guard.js';
 import { parseJson, scanJson, stringifyJson } from './platform/http/json.js';
@@ -158,7 +159,15 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     { resolveApiKey: (key) => accounts.resolveApiKey(ctx, key), verifyAdminToken: (t) => accounts.resolveAdminToken(ctx, t) },
     config.modules,
   );
-  registerIdempotency(app, ctx.db, clock, ctx.secrets);
+  // This node's boot (ADR 0033), registered once it listens: leases taken from then on name it.
+  let boot: NodeBoot | undefined;
+  app.addHook('onListen', async () => {
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    boot = await registerBoot(ctx.db, nodeIdentity(config.nodeId, port), clock.now());
+    app.log.info({ nodeId: boot.nodeId, bootEpoch: boot.epoch }, 'node boot registered');
+  });
+  registerIdempotency(app, ctx.db, clock, ctx.secrets, () => boot);
 
   // `servers` names the origin the reader called (APP_PUBLIC_BASE_URL when set; X-Forwarded-* only with
   // APP_TRUST_PROXY), so Swagger UI's "Try it out" from another machine calls this service, not localhost.

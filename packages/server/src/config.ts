@@ -83,6 +83,7 @@ const EnvSchema = z.object({
   APP_RESEND_API_KEY: optionalString,
   APP_SPEND_ALERT_FROM: optionalString,
   APP_JOBS_ENABLED: booleanFlag(true),
+  APP_NODE_ID: z.string().trim().min(1).max(200).optional(),
   APP_CREDIT_RESERVATION_MAX_HOLD_SECONDS: z.coerce.number().int().min(1).max(86400).default(3600),
   APP_TRUST_PROXY: booleanFlag(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -166,6 +167,11 @@ export type Config = Readonly<{
   /** Credit reservations: the longest a hold may last before the expiry job releases it (ADR 0012). */
   credits: { reservationMaxHoldSeconds: number };
   jobsEnabled: boolean;
+  /**
+   * This node's identity across restarts (ADR 0033): a restarted node with the same identity frees at
+   * once the Idempotency-Key leases its previous process held. Default `host:port` once listening.
+   */
+  nodeId: string | undefined;
   /** Trust X-Forwarded-For (client address for login throttling) when behind a proxy. */
   trustProxy: boolean;
   logLevel: string;
@@ -243,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     resend: { baseUrl: e.APP_RESEND_BASE_URL, apiKey: e.APP_RESEND_API_KEY },
     credits: { reservationMaxHoldSeconds: e.APP_CREDIT_RESERVATION_MAX_HOLD_SECONDS },
     jobsEnabled: e.APP_JOBS_ENABLED,
+    nodeId: e.APP_NODE_ID,
     trustProxy: e.APP_TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     devSeed: { username: e.DEV_SEED_USERNAME, password: e.DEV_SEED_PASSWORD, apiKey: e.DEV_SEED_API_KEY },

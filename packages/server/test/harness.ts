@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config.js';
 import { createAccount } from '../src/modules/accounts/service.js';
 import { FrozenClock } from '../src/platform/clock.js';
 import { openDatabase, type Database } from '../src/platform/db/database.js';
+import { distributeOnCitus } from '../src/platform/db/citus.js';
 import { migrate } from '../src/platform/db/migrator.js';
 import { createRuntime, type Runtime } from '../src/runtime.js';
 
@@ -55,6 +56,19 @@ const PREPARED_STATEMENTS = process.env.DATABASE_PREPARED_STATEMENTS !== 'false'
 /** This run goes through a transaction pooler (TEST_DATABASE_LISTEN_URL names PostgreSQL itself). */
 export const BEHIND_POOLER = Boolean(process.env.TEST_DATABASE_LISTEN_URL) && process.env.TEST_DATABASE_LISTEN_URL !== TEST_DATABASE_URL;
 
+/**
+ * `npm run test:citus` (ADR 0023): TEST_DATABASE_URL names a database on a Citus coordinator, and
+ * every test database is a schema there, migrated and distributed by account_id before the test uses
+ * it, so each test runs on the distributed engine (its shards on the two workers).
+ */
+export const ON_CITUS = process.env.TEST_CITUS === '1';
+
+/** Migrates a new test database and, on Citus, distributes it, as an operator does. */
+async function migrateForCitus(database: Database): Promise<void> {
+  await migrate(database);
+  await database.withSession((exec) => distributeOnCitus(exec));
+}
+
 /** The URL with another database name. */
 export function withDatabaseName(url: string, name: string): string {
   const parsed = new URL(url);
@@ -89,6 +103,20 @@ export function openTestPostgres(schema: string, poolSize = TEST_POOL_SIZE, prep
 export async function createTestDatabase(): Promise<{ name: string; env: Record<string, string>; drop(): Promise<void> }> {
   if (!TEST_DATABASE_URL) throw new Error('PostgreSQL only (TEST_DATABASE_URL)');
   const name = `t_${randomBytes(6).toString('hex')}`;
+  if (ON_CITUS) {
+    // On Citus a schema of the cluster's database, distributed before the nodes start; the nodes
+    // reach it through the connection's search_path option.
+    await adminQuery(DIRECT_URL!, `create schema ${name}`);
+    const database = await openTestPostgres(name, 2);
+    await migrateForCitus(database).finally(() => database.close());
+    const url = new URL(TEST_DATABASE_URL);
+    url.searchParams.set('options', `-c search_path=${name}`);
+    return {
+      name,
+      env: { DATABASE_URL: url.toString(), DATABASE_LISTEN_URL: url.toString(), DATABASE_PREPARED_STATEMENTS: String(PREPARED_STATEMENTS) },
+      drop: () => adminQuery(DIRECT_URL!, `drop schema ${name} cascade`),
+    };
+  }
   await adminQuery(DIRECT_URL!, `create database ${name}`);
   return {
     name,
@@ -111,6 +139,7 @@ export async function openTestDatabase(): Promise<{ database: Database; schema?:
     await adminQuery(DIRECT_URL!, `create schema ${schema}`);
   }
   const database = await openTestPostgres(schema);
+  if (ON_CITUS) await migrateForCitus(database);
   return {
     database,
     schema,
@@ -182,6 +211,12 @@ async function listen(config: ReturnType<typeof loadConfig>, database: Database,
   const logStream = new PassThrough();
   let logText = '';
   logStream.on('data', (chunk: Buffer) => (logText += chunk.toString()));
+  // TEST_LOG_ERRORS=1: the services' error lines on stderr (a run on another engine, e.g. Citus).
+  if (process.env.TEST_LOG_ERRORS === '1') {
+    logStream.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) if (/"level":(50|60)/.test(line)) process.stderr.write(`${line}\n`);
+    });
+  }
   const runtime = await createRuntime(config, {
     database,
     clock,

@@ -12,7 +12,7 @@ export type Tx = Transaction<DB>;
 /** Either the database or an open transaction: repos accept both. */
 export type Executor = Db | Tx;
 
-type ScriptRunner = (sql: string) => Promise<Record<string, unknown>[]>;
+export type ScriptRunner = (sql: string) => Promise<Record<string, unknown>[]>;
 
 export interface Database {
   readonly kind: 'pglite' | 'postgres';

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../paths.js';
+import { distributeOnCitus, isDistributed } from './citus.js';
 import type { Database } from './database.js';
 
 export const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'migrations/');
@@ -48,6 +49,9 @@ export async function migrate(database: Database, migrations = readMigrations())
       }
       applied.push(`${m.version}_${m.name}`);
     }
+    // On a database already distributed on Citus (ADR 0023), what the new migrations created is
+    // distributed by the same rule before any node uses it.
+    if (applied.length > 0 && database.kind === 'postgres' && (await isDistributed(exec))) await distributeOnCitus(exec);
     return applied;
   });
 }

@@ -34,6 +34,16 @@ export interface IdempotencyRecordsTable {
   lease_until: Date | null;
   /** JSON array: the encoded results of the transactions committed under the key, in order. */
   committed_results: Generated<string>;
+  /** The node identity and boot epoch of the process holding an IN_PROGRESS lease (ADR 0033). */
+  owner_node: string | null;
+  owner_epoch: Int8 | null;
+}
+
+/** One row per node identity: its latest boot (ADR 0033). */
+export interface NodeBootsTable {
+  node_id: string;
+  epoch: Int8;
+  booted_at: Date;
 }
 
 export interface JobRunsTable {
@@ -59,5 +69,6 @@ export interface SchemaMigrationsTable {
 export interface DB {
   idempotency_records: IdempotencyRecordsTable;
   job_runs: JobRunsTable;
+  node_boots: NodeBootsTable;
   schema_migrations: SchemaMigrationsTable;
 }

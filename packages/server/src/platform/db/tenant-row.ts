@@ -36,10 +36,16 @@ export function insertTenantRow<T extends TenantTable>(db: Executor, table: T, r
 }
 
 /** Writes every column of a row back (its `metadata` as jsonb), found by its account and id, and answers it as stored. */
+function withoutKey<R extends { account_id: string; id: string }>(row: R): Omit<R, 'account_id' | 'id'> {
+  const { account_id: _account, id: _id, ...rest } = row;
+  return rest;
+}
+
 export function updateTenantRow<T extends TenantTable>(db: Executor, table: T, row: Stored<T>): Promise<Selectable<DB[T]>> {
   return (db as unknown as Untyped)
     .updateTable(table as 'tenant_table')
-    .set({ ...row, metadata: toJsonb(row.metadata) })
+    // Never the key columns: Citus refuses any SET of the distribution column, even to its value (ADR 0023).
+    .set({ ...withoutKey(row), metadata: toJsonb(row.metadata) })
     .where('account_id', '=', row.account_id)
     .where('id', '=', row.id)
     .returningAll()

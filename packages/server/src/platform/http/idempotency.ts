@@ -5,6 +5,7 @@ import type { Db, Tx } from '../db/database.js';
 import { runRecorded, type TransactionRecorder } from '../db/transaction.js';
 import { AppError } from '../errors/app-error.js';
 import { newId } from '../ids.js';
+import type { NodeBoot } from '../node-boot.js';
 import { Decimal, isDecimal } from '../money.js';
 import type { SecretBox } from '../security/secrets.js';
 
@@ -54,10 +55,12 @@ declare module 'fastify' {
  * - A retry after the lease of a record its owner never finished takes it over and runs the handler
  *   again, with the transactions already committed replaced by their recorded results: nothing
  *   committed runs twice, and the reply is rebuilt from what was committed.
+ * - A lease names the node and boot epoch that hold it (ADR 0033): once that node has booted again,
+ *   its previous process is gone, and a retry takes the key over at once instead of after the lease.
  * - The stored reply and the journal are sealed with `secrets` (ADR 0004, decision 3): a reply or a
  *   transaction result may carry a credential (a new customer key), and the record lives 24 hours.
  */
-export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock, secrets: SecretBox): void {
+export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock, secrets: SecretBox, node: () => NodeBoot | undefined): void {
   const seal = sealer(secrets);
   // preValidation, so that validation failures (4xx) are stored and replayed like any other answer.
   app.addHook('preValidation', async (request, reply) => {
@@ -70,7 +73,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock, 
     }
     const identity = { accountId: request.principal.accountId, scope: `${request.method} ${path}`, key };
     const requestHash = createHash('sha256').update(request.rawBody ?? '').digest('hex');
-    const claim = await claimKey(db, seal, identity, requestHash, clock.now());
+    const claim = await claimKey(db, seal, identity, requestHash, clock.now(), node());
     if (claim) {
       request.idempotency = claim;
       return;
@@ -184,14 +187,15 @@ async function release(db: Db, claim: Claim, now: Date) {
  * Claims the key: a new record, a record older than the replay window, or an unfinished record
  * whose lease ran out (same body only). Undefined when another request owns it or it is finished.
  */
-async function claimKey(db: Db, seal: Sealer, r: Identity, requestHash: string, now: Date): Promise<Claim | undefined> {
+async function claimKey(db: Db, seal: Sealer, r: Identity, requestHash: string, now: Date, node: NodeBoot | undefined): Promise<Claim | undefined> {
   const attemptId = newId();
   const leaseUntil = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS);
   const claim = (stored: string): Claim => {
     const committed = JSON.parse(seal.open(r, 'committed_results', stored)) as unknown[];
     return { ...r, attemptId, committed, stored, inherited: committed.length, replayed: false, active: true };
   };
-  const fresh = { request_hash: requestHash, state: 'IN_PROGRESS' as const, attempt_id: attemptId, lease_until: leaseUntil, committed_results: EMPTY_JOURNAL, created_at: now };
+  const owner = { owner_node: node?.nodeId ?? null, owner_epoch: node?.epoch ?? null };
+  const fresh = { request_hash: requestHash, state: 'IN_PROGRESS' as const, attempt_id: attemptId, lease_until: leaseUntil, ...owner, committed_results: EMPTY_JOURNAL, created_at: now };
   const inserted = await db
     .insertInto('idempotency_records')
     .values({ account_id: r.accountId, scope: r.scope, idempotency_key: r.key, ...fresh })
@@ -206,10 +210,22 @@ async function claimKey(db: Db, seal: Sealer, r: Identity, requestHash: string, 
     .executeTakeFirst();
   if (expired) return claim(EMPTY_JOURNAL);
   const abandoned = await ofKey(db.updateTable('idempotency_records'), r)
-    .set({ attempt_id: attemptId, lease_until: leaseUntil })
+    .set({ attempt_id: attemptId, lease_until: leaseUntil, ...owner })
     .where('state', '=', 'IN_PROGRESS')
     .where('request_hash', '=', requestHash)
-    .where('lease_until', '<=', now)
+    .where((eb) =>
+      eb.or([
+        eb('lease_until', '<=', now),
+        // Its holder's node has booted since: the process that held it is gone (ADR 0033).
+        eb.exists(
+          eb
+            .selectFrom('node_boots as b')
+            .select('b.node_id')
+            .whereRef('b.node_id', '=', 'idempotency_records.owner_node')
+            .whereRef('b.epoch', '>', 'idempotency_records.owner_epoch'),
+        ),
+      ]),
+    )
     .returning('committed_results')
     .executeTakeFirst();
   return abandoned ? claim(abandoned.committed_results) : undefined;

@@ -2,13 +2,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { CITUS_LOCAL_TABLES, CITUS_PREPARE_SQL, CITUS_REFERENCE_TABLES, citusKindOf, readdForeignKey } from '../../../src/platform/db/citus.js';
 import type { Database } from '../../../src/platform/db/database.js';
 import { backend, migratedTestDatabase } from '../../harness.js';
 
 /**
- * Tally on Citus, distributed by account_id (ADR 0023), proven where Citus is not installable: the
- * catalog of the migrated schema is held to Citus's rules for the plan in citus/distribute.sql.
- * - Every table is named there once: distributed by account_id, reference, or coordinator-local.
+ * Tally on Citus, distributed by account_id (ADR 0023): the catalog of the migrated schema is held to
+ * Citus's rules for the plan of platform/db/citus.ts, on both test databases (`npm run test:citus`
+ * runs the whole suite on a real cluster, where `distributeOnCitus` applies it).
+ * - Every table is classified: distributed by account_id (any table with the column, unless named),
+ *   reference, or coordinator-local.
  * - A distributed table's unique keys (primary keys, unique constraints and unique indexes, partial
  *   or on expressions) all contain account_id as a key column.
  * - A distributed table's foreign keys map account_id to account_id (co-located), or point at a
@@ -17,43 +20,24 @@ import { backend, migratedTestDatabase } from '../../harness.js';
  * re-keys; after it (run here on both databases) there are none. A migration adding a key without
  * account_id, or an unclassified table, fails this test.
  */
-const CITUS_DIR = new URL('../../../citus/', import.meta.url);
-const plan = readFileSync(new URL('distribute.sql', CITUS_DIR), 'utf8');
-const prepareSql = readFileSync(new URL('prepare.sql', CITUS_DIR), 'utf8');
+const prepareSql = readFileSync(CITUS_PREPARE_SQL, 'utf8');
 
 type Kind = 'distributed' | 'reference' | 'local';
-/** The tables of distribute.sql in order, with their kind. */
-function readPlan(): { order: string[]; kinds: Map<string, Kind> } {
-  const order: string[] = [];
-  const kinds = new Map<string, Kind>();
-  for (const m of plan.matchAll(/create_(distributed|reference)_table\('(\w+)'(?:, '(\w+)')?/g)) {
-    assert.ok(m[1] === 'reference' || m[3] === 'account_id', `${m[2]} is distributed by account_id`);
-    assert.ok(!kinds.has(m[2]!), `${m[2]} is named once in distribute.sql`);
-    kinds.set(m[2]!, m[1] as Kind);
-    order.push(m[2]!);
-  }
-  const local = /-- Local to the coordinator[^:]*: (.*)/.exec(plan)![1]!.split(',').map((s) => s.trim());
-  for (const t of local) {
-    assert.ok(!kinds.has(t), `${t} is named once in distribute.sql`);
-    kinds.set(t, 'local');
-  }
-  return { order, kinds };
-}
 
 /** The departures from Citus's rules, one line each. */
 async function violations(db: Database['db']): Promise<string[]> {
-  const { kinds, order } = readPlan();
+  const kinds = new Map<string, Kind>();
   const found: string[] = [];
   const { rows: tables } = await sql<{ name: string; has_account: boolean }>`
     select c.relname as name, exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'account_id' and not a.attisdropped) as has_account
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
      where n.nspname = current_schema() and c.relkind in ('r', 'p') and not c.relispartition`.execute(db);
   for (const t of tables) {
-    const kind = kinds.get(t.name);
-    if (!kind) found.push(`table ${t.name} is not classified in citus/distribute.sql`);
-    if (kind === 'distributed' && !t.has_account) found.push(`table ${t.name} is distributed but has no account_id`);
+    const kind = citusKindOf(t.name, t.has_account);
+    if (!kind) found.push(`table ${t.name} has no account_id and is not classified in platform/db/citus.ts`);
+    else kinds.set(t.name, kind);
   }
-  for (const name of kinds.keys()) if (!tables.some((t) => t.name === name)) found.push(`distribute.sql names ${name}, which does not exist`);
+  for (const name of [...CITUS_REFERENCE_TABLES, ...CITUS_LOCAL_TABLES]) if (!tables.some((t) => t.name === name)) found.push(`platform/db/citus.ts names ${name}, which does not exist`);
 
   const { rows: uniques } = await sql<{ tbl: string; idx: string; def: string; has_account: boolean }>`
     select t.relname as tbl, i.relname as idx, pg_get_indexdef(ix.indexrelid) as def,
@@ -85,7 +69,6 @@ async function violations(db: Database['db']): Promise<string[]> {
     else if (from === 'reference' && to !== 'reference') found.push(`${label}: a reference table may only reference reference tables`);
     else if (from === 'distributed' && to === 'distributed' && (at < 0 || fk.ref_cols[at] !== 'account_id')) found.push(`${label} does not map account_id to account_id`);
     else if (from === 'distributed' && to === 'reference' && at < 0) found.push(`${label} does not carry account_id`);
-    else if (from && to && fk.tbl !== fk.ref && order.indexOf(fk.ref) > order.indexOf(fk.tbl)) found.push(`${label}: distribute.sql must place ${fk.ref} before ${fk.tbl}`);
   }
   return found.sort();
 }
@@ -116,5 +99,24 @@ describe(`the schema on Citus, distributed by account_id (${backend})`, () => {
        where s.nspname = current_schema() and k.contype = 'p' and pg_get_constraintdef(k.oid) = 'PRIMARY KEY (id)'
          and c.relname not in ('accounts', 'users', 'api_keys', 'account_settings', 'spend_price_seed_state')`.execute(migrated().db);
     assert.equal(rows[0]!.n, 0, 'no tenant table is keyed by its row id alone');
+  });
+});
+
+describe('a foreign key put back after distribution', () => {
+  test('when it sets a column null on delete then it comes back without the action and a trigger on the referenced table does it', () => {
+    const [fk, fn, trigger] = readdForeignKey({
+      tbl: 'spend_units',
+      ref: 'features',
+      name: 'spend_units_account_id_feature_id_fkey',
+      def: 'FOREIGN KEY (account_id, feature_id) REFERENCES features(account_id, id) ON DELETE SET NULL (feature_id)',
+    });
+    assert.equal(fk, 'alter table "spend_units" add constraint "spend_units_account_id_feature_id_fkey" foreign key (account_id, "feature_id") references "features" (account_id, "id")');
+    assert.match(fn!, /update "spend_units" set "feature_id" = null where account_id = old.account_id and "feature_id" = old."id"/);
+    assert.match(trigger!, /before delete on "features" for each row/);
+  });
+
+  test('when it has no such action then it comes back as it was', () => {
+    const def = 'FOREIGN KEY (account_id, plan_id) REFERENCES plans(account_id, id) ON DELETE CASCADE';
+    assert.deepEqual(readdForeignKey({ tbl: 'subscriptions', ref: 'plans', name: 'subscriptions_plan_fkey', def }), [`alter table "subscriptions" add constraint "subscriptions_plan_fkey" ${def}`]);
   });
 });

@@ -7,6 +7,7 @@ import { withTransaction } from '../../../src/platform/db/transaction.js';
 import { ok } from '../../../src/platform/http/envelope.js';
 import { IDEMPOTENCY_LEASE_MS } from '../../../src/platform/http/idempotency.js';
 import { newId } from '../../../src/platform/ids.js';
+import { registerBoot } from '../../../src/platform/node-boot.js';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
 
@@ -330,5 +331,98 @@ describe('Idempotency-Key on Client API writes whose outcome was lost (customers
     assert.deepEqual(events.map((e) => e.id), [first.body.data.eventId]);
     const counters = await svc.ctx.db.selectFrom('usage_counters').select('used').where('feature_id', '=', feature.id).execute();
     assert.deepEqual(counters.map((c) => Number(c.used)), [3]);
+  });
+});
+
+/**
+ * Issue 31 item 5 (ADR 0033): a lease names the node identity and boot epoch of the process holding
+ * it. When that identity boots again (its process was killed and restarted), a retry takes the key
+ * over at once; a lease held by a live node is never taken before it runs out.
+ */
+describe('Idempotency-Key: a lease held by a process that is gone', () => {
+  let svc: TestService;
+  let key: string;
+  const hold = new Map<string, Gate>();
+  let executions = 0;
+
+  const routes: FastifyPluginAsyncZod = async (app) => {
+    app.post('/api/v1/client/test/bookings', { schema: { body: z.object({ item: z.string() }) } }, async (request, reply) => {
+      const gateOf = hold.get(request.body.item);
+      if (gateOf) {
+        hold.delete(request.body.item);
+        gateOf.arrive();
+        await gateOf.opened;
+      }
+      const booking = await withTransaction(svc.ctx.db, async () => ({ item: request.body.item, execution: (executions += 1) }));
+      return reply.code(201).send(ok(booking));
+    });
+  };
+
+  before(async () => {
+    svc = await startTestService({ extraRoutes: (app) => app.register(routes) });
+    ({ apiKey: key } = await createTestAccount(svc));
+  });
+  after(() => svc.close());
+
+  const book = (idemKey: string, item: string) => svc.http.post('/api/v1/client/test/bookings', { auth: key, body: { item }, headers: { 'idempotency-key': idemKey } });
+  const record = (idemKey: string) => svc.ctx.db.selectFrom('idempotency_records').selectAll().where('idempotency_key', '=', idemKey).executeTakeFirstOrThrow();
+
+  test('when a node listens then its boot is registered and the leases it takes name its identity and epoch', async () => {
+    const address = new URL(svc.baseUrl);
+    const boot = await svc.ctx.db.selectFrom('node_boots').selectAll().where('node_id', 'like', `%:${address.port}`).executeTakeFirstOrThrow();
+    const res = await book('k-owner', 'fig');
+    assert.equal(res.status, 201, res.text);
+    const hang = gate();
+    hold.set('date', hang);
+    const pending = book('k-owned', 'date');
+    await hang.arrived;
+    const held = await record('k-owned');
+    assert.equal(held.state, 'IN_PROGRESS');
+    assert.equal(held.owner_node, boot.node_id);
+    assert.equal(String(held.owner_epoch), String(boot.epoch));
+    hang.open();
+    assert.equal((await pending).status, 201);
+  });
+
+  test('when another node boots then a lease held by this live node is not taken over', async () => {
+    const hang = gate();
+    hold.set('kiwi', hang);
+    const first = book('k-live', 'kiwi');
+    await hang.arrived;
+    await registerBoot(svc.ctx.db, 'another-node:8080', svc.clock.now());
+    const retry = await book('k-live', 'kiwi');
+    assert.equal(retry.status, 409);
+    assert.equal(retry.body.error.code, 'idempotency_conflict');
+    hang.open();
+    const answered = await first;
+    assert.equal(answered.status, 201, answered.text);
+    const replayed = await book('k-live', 'kiwi');
+    assert.equal(replayed.text, answered.text);
+    assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
+  });
+
+  // Last in this block: it registers a new boot of the service's own identity, as its restart would.
+  test('when the node holding a lease boots again then a retry takes the key over at once, and the old process is fenced out', async () => {
+    const hang = gate();
+    hold.set('plum', hang);
+    const first = book('k-reboot', 'plum');
+    await hang.arrived;
+    const held = await record('k-reboot');
+    assert.equal((await book('k-reboot', 'plum')).status, 409, 'within the lease, the holder alive');
+
+    const before = executions;
+    await registerBoot(svc.ctx.db, held.owner_node!, svc.clock.now());
+    const retry = await book('k-reboot', 'plum');
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(executions, before + 1, 'the retry executed, without waiting for the lease');
+
+    // The old process (here still running) wakes: its transaction is fenced by the attempt id and
+    // rolled back, and the key keeps the retry's answer.
+    hang.open();
+    const late = await first;
+    assert.equal(late.status, 409);
+    assert.equal(late.body.error.message, 'Request with this Idempotency-Key was taken over by a retry');
+    const again = await book('k-reboot', 'plum');
+    assert.equal(again.text, retry.text);
   });
 });

@@ -46,6 +46,8 @@ async function startNode(name: string, env: Record<string, string>): Promise<Nod
       PORT: String(port),
       LOG_LEVEL: 'warn',
       APP_JOBS_ENABLED: 'true',
+      // Its identity across restarts: node c, killed and started again, is still c (ADR 0033).
+      APP_NODE_ID: `node-${name}`,
       // A minute-long cache: only the LISTEN/NOTIFY invalidation can make another node refuse a key at once.
       APP_CACHE_TTL_MS: '60000',
       // Three nodes beside another test file's services stay well under PostgreSQL's 100 connections.
@@ -195,7 +197,7 @@ describe('many nodes: three server processes on one PostgreSQL', { skip }, () =>
     await m.audit();
   });
 
-  test('when a node is killed with SIGKILL mid-batch then every acknowledged event is stored, and retrying the rest stores each exactly once', async () => {
+  test('when a node is killed with SIGKILL mid-batch then every acknowledged event is stored, and once it is back the retries of the rest succeed at once, each event stored exactly once', async () => {
     const [a, , c] = nodes as [Node, Node, Node];
     const m = through(a);
     const feature = await m.feature({ key: 'nodes.kill' });
@@ -214,7 +216,7 @@ describe('many nodes: three server processes on one PostgreSQL', { skip }, () =>
         // Spread over a little time so the kill lands while batches are in flight.
         await new Promise((r) => setTimeout(r, b * 15));
         try {
-          const res = await c.http.post('/api/v1/client/events/batch', { auth: account.apiKey, body: body(b) });
+          const res = await c.http.post('/api/v1/client/events/batch', { auth: account.apiKey, body: body(b), headers: { 'idempotency-key': `kill-batch-${b}` } });
           if (res.status !== 200) throw new Error(`batch ${b}: ${res.status} ${res.text}`);
           for (const r of res.body.data.results as { status: string; eventIdempotencyKey: string }[]) {
             if (r.status === 'stored' || r.status === 'duplicate') acknowledged.add(r.eventIdempotencyKey);
@@ -244,9 +246,15 @@ describe('many nodes: three server processes on one PostgreSQL', { skip }, () =>
     const stored = await storedKeys();
     for (const key of acknowledged) assert.ok(stored.has(key), `acknowledged event ${key} is not stored`);
 
-    // The client retries every batch it got no answer for, on a surviving node, with the same keys.
+    // Node c comes back (same APP_NODE_ID): the Idempotency-Key leases its killed process held are free
+    // at once, so the client's retries of every batch it got no answer for, on a surviving node with the
+    // same keys, run now instead of answering 409 until the leases (a minute) run out.
+    const inFlight = await database.db.selectFrom('idempotency_records').select('idempotency_key').where('state', '=', 'IN_PROGRESS').where('owner_node', '=', 'node-c').execute();
+    assert.ok(inFlight.length > 0, 'the killed node left leases behind');
+    const restarted = await startNode('c', store.env);
+    nodes[2] = restarted;
     for (const b of unacknowledged) {
-      const res = await a.http.post('/api/v1/client/events/batch', { auth: account.apiKey, body: body(b) });
+      const res = await a.http.post('/api/v1/client/events/batch', { auth: account.apiKey, body: body(b), headers: { 'idempotency-key': `kill-batch-${b}` } });
       assert.equal(res.status, 200, res.text);
       for (const r of res.body.data.results as { status: string; eventIdempotencyKey: string }[]) {
         assert.ok(r.status === 'stored' || (r.status === 'duplicate' && stored.has(r.eventIdempotencyKey)), `${r.eventIdempotencyKey}: ${r.status}`);
