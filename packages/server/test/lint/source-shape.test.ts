@@ -100,6 +100,10 @@ describe('source shape', () => {
   test('when the sources are searched then credit_transactions rows are inserted from credits/ledger.ts only', () => {
     const writers = files.filter((f) => /insert\s+into\s+credit_transactions\b|insertInto\(\s*'credit_transactions'/i.test(readFileSync(f, 'utf8'))).map(relative);
     assert.deepEqual(writers, ['packages/server/src/modules/credits/ledger.ts']);
+    // And every one of its inserts claims the row's (pool, seq) in the same statement (migration 0036).
+    const ledger = readFileSync(files.find((f) => relative(f) === writers[0])!, 'utf8');
+    const count = (re: RegExp) => ledger.match(re)?.length ?? 0;
+    assert.equal(count(/insert into credit_transaction_seqs\b/g), count(/insert into credit_transactions\b/g));
   });
 
   test("when a module declares tables then a file of the module imports them (a program that reads the module's rows sees its DB augmentation)", () => {

@@ -171,7 +171,7 @@ export const dueRollovers = (db: Executor, now: Date, after: string | null = nul
     .where(billedHere('subscriptions.account_id'))
     .where((eb) => eb.or([eb('cancel_effective_at', 'is', null), eb('cancel_effective_at', '>', eb.ref('current_period_end'))]))
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('invoices').select(sql`1`.as('x')).whereRef('invoices.subscription_id', '=', 'subscriptions.id').where('invoices.status', '=', 'PAST_DUE'))),
+      not(exists(selectFrom('invoices').select(sql`1`.as('x')).whereRef('invoices.account_id', '=', 'subscriptions.account_id').whereRef('invoices.subscription_id', '=', 'subscriptions.id').where('invoices.status', '=', 'PAST_DUE'))),
     )
     .$call(jobPage('subscriptions.id', after))
     .execute();
@@ -179,7 +179,7 @@ export const dueRollovers = (db: Executor, now: Date, after: string | null = nul
 export const overdueInvoices = (db: Executor, now: Date, after: string | null = null) =>
   db
     .selectFrom('invoices')
-    .innerJoin('subscriptions', 'subscriptions.id', 'invoices.subscription_id')
+    .innerJoin('subscriptions', (j) => j.onRef('subscriptions.account_id', '=', 'invoices.account_id').onRef('subscriptions.id', '=', 'invoices.subscription_id'))
     .select(['invoices.account_id', 'invoices.id'])
     .where('invoices.status', '=', 'DUE')
     .where(billedHere('invoices.account_id'))
@@ -195,7 +195,7 @@ export const overdueInvoices = (db: Executor, now: Date, after: string | null = 
 export const sumRecurringRevenue = (db: Executor, accountId: string) =>
   db
     .selectFrom('subscriptions')
-    .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
+    .innerJoin('plans', (j) => j.onRef('plans.account_id', '=', 'subscriptions.account_id').onRef('plans.id', '=', 'subscriptions.plan_id'))
     .where('subscriptions.account_id', '=', accountId)
     // subscriptionStatus() ACTIVE or CANCEL_SCHEDULED
     .where('subscriptions.is_active', '=', true)

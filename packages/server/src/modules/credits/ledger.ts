@@ -79,6 +79,15 @@ export async function append(tx: Tx, pool: repo.PoolRow, entry: Entry, now: Date
         status = ${pool.status}, modified_at = ${now}
       where account_id = ${acc} and id = ${pool.id})`,
   ];
+  // The ledger's unique keys (migration 0036): claimed by the same statement, so a repeated seq, key
+  // or reversal fails it with the key table's unique violation and nothing of it is written.
+  parts.push(sql`ks as (insert into credit_transaction_seqs (account_id, credit_pool_id, seq, transaction_id) values (${acc}, ${pool.id}, ${pool.ledger_seq}, ${id}))`);
+  if (entry.idempotencyKey) {
+    parts.push(sql`ki as (insert into credit_transaction_idempotency_keys (account_id, idempotency_key, transaction_id) values (${acc}, ${entry.idempotencyKey}, ${id}))`);
+  }
+  if (entry.reversedTransactionId) {
+    parts.push(sql`kr as (insert into credit_transaction_reversals (account_id, reversed_transaction_id, transaction_id) values (${acc}, ${entry.reversedTransactionId}, ${id}))`);
+  }
   if (draws.length > 0) {
     parts.push(sql`d as (
       insert into credit_transaction_draws (account_id, transaction_id, credit_grant_id, amount)
@@ -264,7 +273,10 @@ export async function appendUsageDraws(tx: Tx, accountId: string, entries: Usage
                     ${arr(entries.map((e) => e.after.toFixed()))}::numeric[], ${arr(entries.map((e) => e.subscriptionId))}::uuid[],
                     ${arr(entries.map((e) => e.eventId))}::uuid[], ${arr(entries.map((e) => e.metadata))}::jsonb[])
              as v(id, pool_id, seq, amount, before, after, sub_id, event_id, meta)
-      returning 1),
+      returning credit_pool_id, seq, id),
+    ks as (
+      insert into credit_transaction_seqs (account_id, credit_pool_id, seq, transaction_id)
+      select ${accountId}::uuid, t.credit_pool_id, t.seq, t.id from t),
     d as (
       insert into credit_transaction_draws (account_id, transaction_id, credit_grant_id, amount)
       select ${accountId}::uuid, v.tid, v.gid, v.amount

@@ -151,7 +151,7 @@ export interface CreditReservationsTable {
 export type ReservationRow = Selectable<CreditReservationsTable>;
 
 /**
- * The ledger's unique keys, kept by triggers on the partitioned credit_transactions (migration 0029):
+ * The ledger's unique keys, claimed by the ledger's own insert statements (ledger.ts; migration 0036):
  * a partitioned table's unique keys must contain the partition key, so these tables hold them.
  */
 export interface CreditTransactionSeqsTable {

@@ -1,6 +1,6 @@
 import type { Executor } from '../../platform/db/database.js';
 import type { CustomerRow } from './tables.js';
-import { findTenantRow } from '../../platform/db/tenant-row.js';
+import { findTenantRow, withoutKey } from '../../platform/db/tenant-row.js';
 
 export type { CustomerRow } from './tables.js';
 
@@ -28,7 +28,7 @@ export async function ensureCustomer(db: Executor, row: CustomerRow): Promise<Cu
 }
 
 export const updateCustomer = (db: Executor, row: CustomerRow) =>
-  db.updateTable('customers').set(row).where('account_id', '=', row.account_id).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+  db.updateTable('customers').set(withoutKey(row)).where('account_id', '=', row.account_id).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
 
 export function listCustomers(db: Executor, accountId: string, options: { ref?: string | undefined; limit?: number; offset?: number }) {
   let q = db.selectFrom('customers').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id');

@@ -310,8 +310,8 @@ function filtered(db: Executor, accountId: string, f: EventFilter) {
 
 export const listEvents = (db: Executor, accountId: string, f: EventFilter, page: { limit: number; offset: number }) =>
   filtered(db, accountId, f)
-    .innerJoin('customers', 'customers.id', 'usage_events.customer_id')
-    .innerJoin('features', 'features.id', 'usage_events.feature_id')
+    .innerJoin('customers', (j) => j.onRef('customers.account_id', '=', 'usage_events.account_id').onRef('customers.id', '=', 'usage_events.customer_id'))
+    .innerJoin('features', (j) => j.onRef('features.account_id', '=', 'usage_events.account_id').onRef('features.id', '=', 'usage_events.feature_id'))
     .selectAll('usage_events')
     .select(['customers.customer_reference_id', 'features.key as feature_key'])
     .orderBy('occurred_at', 'desc')
@@ -340,8 +340,8 @@ const GROUP_KEYS: Record<EventGroupBy, ReturnType<typeof sql<string | null>>> = 
 export function groupEvents(db: Executor, accountId: string, f: EventFilter, groupBy: EventGroupBy, limit: number) {
   const key = GROUP_KEYS[groupBy];
   return filtered(db, accountId, f)
-    .innerJoin('customers', 'customers.id', 'usage_events.customer_id')
-    .innerJoin('features', 'features.id', 'usage_events.feature_id')
+    .innerJoin('customers', (j) => j.onRef('customers.account_id', '=', 'usage_events.account_id').onRef('customers.id', '=', 'usage_events.customer_id'))
+    .innerJoin('features', (j) => j.onRef('features.account_id', '=', 'usage_events.account_id').onRef('features.id', '=', 'usage_events.feature_id'))
     .select([
       key.as('key'),
       sql<string>`count(*)::text`.as('event_count'),

@@ -36,7 +36,8 @@ export function insertTenantRow<T extends TenantTable>(db: Executor, table: T, r
 }
 
 /** Writes every column of a row back (its `metadata` as jsonb), found by its account and id, and answers it as stored. */
-function withoutKey<R extends { account_id: string; id: string }>(row: R): Omit<R, 'account_id' | 'id'> {
+/** A row without its key columns, for an UPDATE's SET: Citus refuses any SET of the distribution column. */
+export function withoutKey<R extends { account_id: string; id: string }>(row: R): Omit<R, 'account_id' | 'id'> {
   const { account_id: _account, id: _id, ...rest } = row;
   return rest;
 }

@@ -5,6 +5,7 @@ import type { Database } from '../../../src/platform/db/database.js';
 import { migrate, readMigrations } from '../../../src/platform/db/migrator.js';
 import { newId } from '../../../src/platform/ids.js';
 import { backend, openTestDatabase } from '../../harness.js';
+import { ledgerRowWithKeys } from '../../ledger-row.js';
 
 /**
  * Migrations 0028–0030 on an install that already holds data: every row keeps its id and values,
@@ -75,14 +76,17 @@ describe(`partitioning an existing install (${backend})`, () => {
       sql`insert into usage_event_keys (account_id, event_idempotency_key, event_id, occurred_at) values (${accountId}, 'k-jan', ${newId()}, now())`.execute(db()),
       violation('usage_event_keys_pkey'),
     );
-    const ledger = (seq: number, extra: { key?: string; reverses?: string } = {}) => sql`
-      insert into credit_transactions (id, account_id, credit_pool_id, seq, transaction_type, amount, balance_before, balance_after, idempotency_key, reversed_transaction_id, created_at)
-      values (${newId()}, ${accountId}, ${poolId}, ${seq}, 'ADJUSTMENT', 0, 10, 10, ${extra.key ?? null}, ${extra.reverses ?? null}, ${new Date('2026-05-05T00:00:00Z')})`.execute(db());
+    // A row written as the ledger writes one: with its key claims in the same statement.
+    const ledger = (seq: number, extra: { key?: string; reverses?: string } = {}) =>
+      ledgerRowWithKeys(
+        sql`id, account_id, credit_pool_id, seq, transaction_type, amount, balance_before, balance_after, idempotency_key, reversed_transaction_id, created_at`,
+        sql`${newId()}, ${accountId}, ${poolId}, ${seq}, 'ADJUSTMENT', 0, 10, 10, ${extra.key ?? null}, ${extra.reverses ?? null}, ${new Date('2026-05-05T00:00:00Z')}`,
+      ).execute(db());
     await assert.rejects(ledger(2), violation('credit_transaction_seqs_pkey'));
     await assert.rejects(ledger(40, { key: 'grant-1' }), violation('credit_transaction_idempotency_keys_pkey'));
     await assert.rejects(ledger(41, { reverses: txIds[1]! }), violation('credit_transaction_reversals_pkey'));
     await ledger(4);
     const seqs = await sql<{ n: number }>`select count(*)::int as n from credit_transaction_seqs where credit_pool_id = ${poolId}`.execute(db());
-    assert.equal(seqs.rows[0]!.n, 4, 'a new row claims its (pool, seq) through the trigger');
+    assert.equal(seqs.rows[0]!.n, 4, 'a new row claims its (pool, seq) in its own statement');
   });
 });

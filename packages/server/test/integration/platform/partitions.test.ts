@@ -5,6 +5,7 @@ import { detachMonth, ensureMonthlyPartitions, listPartitions, MONTHLY_PARTITION
 import { newId } from '../../../src/platform/ids.js';
 import { monetization } from '../../factories.js';
 import { backend, createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { ledgerRowWithKeys } from '../../ledger-row.js';
 
 /**
  * Monthly partitions (migrations 0028–0030, ADR 0022): rows land in their month's partition, reads
@@ -111,12 +112,12 @@ describe(`monthly partitions (${backend})`, () => {
     assert.equal(twice.status, 409, twice.text);
     await m.audit();
 
-    // The database itself refuses each key in another month, whoever writes.
+    // Each key, claimed in the writing statement as the ledger claims it, is refused in another month.
     const row = (await sql<Record<string, unknown>>`select * from credit_transactions where account_id = ${accountId} and idempotency_key = 'ded-jan'`.execute(svc.ctx.db)).rows[0]!;
     const copy = async (changes: Record<string, unknown>) => {
       const r: Record<string, unknown> = { ...row, id: newId(), created_at: new Date('2026-04-03T00:00:00Z'), idempotency_key: null, ...changes };
       const cols = Object.keys(r);
-      return sql`insert into credit_transactions (${sql.join(cols.map((c) => sql.ref(c)))}) values (${sql.join(cols.map((c) => (c === 'metadata' ? sql`${JSON.stringify(r[c])}::jsonb` : sql`${r[c]}`)))})`.execute(svc.ctx.db);
+      return ledgerRowWithKeys(sql.join(cols.map((c) => sql.ref(c))), sql.join(cols.map((c) => (c === 'metadata' ? sql`${JSON.stringify(r[c])}::jsonb` : sql`${r[c]}`)))).execute(svc.ctx.db);
     };
     const maxSeq = async () => Number((await sql<{ s: string }>`select max(seq)::text as s from credit_transactions where credit_pool_id = ${poolId}`.execute(svc.ctx.db)).rows[0]!.s);
     const violation = (constraint: string) => (err: any) => err.code === '23505' && err.constraint === constraint;
