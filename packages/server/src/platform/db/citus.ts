@@ -24,6 +24,13 @@ export const CITUS_LOCAL_TABLES = ['schema_migrations', 'job_runs', 'login_throt
 /** Every distributed table is co-located with this one (one shard group per account). */
 const COLOCATE_WITH = 'customers';
 
+/**
+ * Set on for the database by the distribution: the entitlement-context triggers (migration 0033) and
+ * the SET NULL triggers run on the shards and write a co-located table of the same account, a nested
+ * single-shard write on the same worker (ADR 0023).
+ */
+export const CITUS_SESSION_SETTINGS = ['citus.enable_unsafe_triggers', 'citus.allow_nested_distributed_execution'] as const;
+
 /** Advisory-lock key of the distribution (the migrator's is 727_001). */
 const DISTRIBUTE_LOCK = 727_002;
 
@@ -70,18 +77,16 @@ export async function isDistributed(exec: ScriptRunner): Promise<boolean> {
 export async function distributeOnCitus(exec: ScriptRunner): Promise<Distribution> {
   if (!(await hasCitus(exec))) throw new Error('the citus extension is not installed in this database: run this on a Citus coordinator');
   const database = String((await exec('select current_database() as d'))[0]!.d);
-  // The entitlement-context triggers (migration 0033) and the ledger's key-claim trigger (0029) run
-  // on the shards and write a co-located table of the same account: a nested, single-shard write on
-  // the same worker (ADR 0023). Set for the database, so the workers' sessions have them too.
-  for (const setting of ['citus.enable_unsafe_triggers', 'citus.allow_nested_distributed_execution']) {
+  // Set for the database, so the workers' sessions (where the shard triggers fire) have them too.
+  for (const setting of CITUS_SESSION_SETTINGS) {
     await exec(`alter database ${quoteIdent(database)} set ${setting} = on`);
   }
   await exec('begin');
   try {
     // Nodes starting together after an upgrade distribute once: the second sees nothing pending.
     await exec(`select pg_advisory_xact_lock(${DISTRIBUTE_LOCK})`);
-    await exec(`set local citus.enable_unsafe_triggers = on; set local citus.allow_nested_distributed_execution = on;
-      set local citus.multi_shard_modify_mode = 'sequential'`);
+    for (const setting of CITUS_SESSION_SETTINGS) await exec(`set local ${setting} = on`);
+    await exec(`set local citus.multi_shard_modify_mode = 'sequential'`);
     await exec(readFileSync(CITUS_PREPARE_SQL, 'utf8'));
     const tables = (await exec(`
       select c.relname as name,

@@ -37,9 +37,22 @@ export type UniqueConstraint = (typeof UNIQUE_CONSTRAINTS)[keyof typeof UNIQUE_C
  * is by name only, never by message text.
  */
 export function uniqueViolationOf(err: unknown): { constraint: string | null } | null {
-  const e = err as { code?: unknown; constraint?: unknown } | null;
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | null;
   if (e?.code !== '23505') return null;
-  return { constraint: typeof e.constraint === 'string' ? e.constraint : null };
+  if (typeof e.constraint === 'string') return { constraint: e.constraint };
+  return { constraint: citusConstraintOf(typeof e.message === 'string' ? e.message : '') };
+}
+
+const CITUS_VIOLATION = /^duplicate key value violates unique constraint "(.+)_\d+"$/;
+
+/**
+ * On Citus (ADR 0023) a worker's unique violation reaches the client without its `constraint` field,
+ * naming the shard's constraint in the message (`usage_event_keys_pkey_102345`): the only place the
+ * name is, so it is read there, the shard id taken off, and kept only if it is one of Tally's names.
+ */
+function citusConstraintOf(message: string): string | null {
+  const name = CITUS_VIOLATION.exec(message)?.[1];
+  return name !== undefined && (Object.values(UNIQUE_CONSTRAINTS) as string[]).includes(name) ? name : null;
 }
 
 /** True when err is a unique violation; with `constraint`, only of exactly that constraint. */

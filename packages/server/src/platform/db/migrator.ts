@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../paths.js';
-import { distributeOnCitus, isDistributed } from './citus.js';
+import { CITUS_SESSION_SETTINGS, distributeOnCitus, isDistributed } from './citus.js';
 import type { Database } from './database.js';
+import { splitSqlStatements } from './sql-statements.js';
 
 export const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'migrations/');
 
@@ -33,6 +34,18 @@ export async function migrate(database: Database, migrations = readMigrations())
       commit;`);
     const done = new Set((await exec('select version from schema_migrations')).map((r) => String(r.version)));
     const applied: string[] = [];
+    // On Citus the coordinator propagates DDL to the workers one statement per query (it refuses a
+    // script of several): there each migration is sent statement by statement, in its transaction.
+    const distributed = database.kind === 'postgres' && (await isDistributed(exec));
+    const run = async (script: string) => {
+      if (!distributed) return exec(script);
+      // The settings the distribution set for the database, also on a session opened before it.
+      for (const setting of CITUS_SESSION_SETTINGS) await exec(`set local ${setting} = on`);
+      // DDL on a distributed table and a function command in one transaction: one connection per worker.
+      await exec(`set local citus.multi_shard_modify_mode = 'sequential'`);
+      for (const statement of splitSqlStatements(script)) await exec(statement);
+      return [];
+    };
     for (const m of migrations) {
       if (done.has(m.version)) continue;
       try {
@@ -42,7 +55,7 @@ export async function migrate(database: Database, migrations = readMigrations())
           await exec('commit');
           continue;
         }
-        await exec(`${m.sql}\n;insert into schema_migrations (version, name) values ('${m.version}', '${m.name}');\ncommit;`);
+        await run(`${m.sql}\n;insert into schema_migrations (version, name) values ('${m.version}', '${m.name}');\ncommit;`);
       } catch (err) {
         await exec('rollback').catch(() => {});
         throw new Error(`Migration ${m.version}_${m.name} failed: ${(err as Error).message}`, { cause: err });
@@ -51,7 +64,7 @@ export async function migrate(database: Database, migrations = readMigrations())
     }
     // On a database already distributed on Citus (ADR 0023), what the new migrations created is
     // distributed by the same rule before any node uses it.
-    if (applied.length > 0 && database.kind === 'postgres' && (await isDistributed(exec))) await distributeOnCitus(exec);
+    if (applied.length > 0 && distributed) await distributeOnCitus(exec);
     return applied;
   });
 }

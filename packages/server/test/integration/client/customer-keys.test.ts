@@ -92,7 +92,7 @@ describe(`client for customer keys (${backend})`, () => {
     await c.close();
     const owners = await svc.ctx.db
       .selectFrom('usage_events')
-      .innerJoin('customers', 'customers.id', 'usage_events.customer_id')
+      .innerJoin('customers', (j) => j.onRef('customers.account_id', '=', 'usage_events.account_id').onRef('customers.id', '=', 'usage_events.customer_id'))
       .select('customers.customer_reference_id as ref')
       .where('usage_events.event_idempotency_key', 'like', `${a.ref}-%`)
       .execute();

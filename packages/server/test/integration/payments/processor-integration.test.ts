@@ -147,7 +147,7 @@ describe('processor-driven billing (PROCESSOR_INTEGRATION)', () => {
     assert.ok(res.body.data.checkoutSessionId);
     const link = await svc.ctx.db
       .selectFrom('processor_customers')
-      .innerJoin('customers', 'customers.id', 'processor_customers.customer_id')
+      .innerJoin('customers', (j) => j.onRef('customers.account_id', '=', 'processor_customers.account_id').onRef('customers.id', '=', 'processor_customers.customer_id'))
       .select('processor_customer_id')
       .where('customers.account_id', '=', acct.accountId)
       .where('customers.customer_reference_id', '=', 'declined')

@@ -265,7 +265,7 @@ describe('many nodes: three server processes on one PostgreSQL', { skip }, () =>
     assert.equal(counts.rows.length, BATCHES * PER_BATCH, 'every event stored');
     assert.deepEqual(counts.rows.filter((r) => r.n !== '1'), [], 'each exactly once');
     const used = await sql<{ used: string }>`
-      select coalesce(sum(c.used), 0)::text as used from usage_counters c join features f on f.id = c.feature_id where f.key = 'nodes.kill'`.execute(database.db);
+      select coalesce(sum(c.used), 0)::text as used from usage_counters c join features f on f.account_id = c.account_id and f.id = c.feature_id where f.key = 'nodes.kill'`.execute(database.db);
     assert.equal(Number(used.rows[0]!.used), BATCHES * PER_BATCH, 'the usage counter holds every event once');
   });
 });

@@ -141,7 +141,7 @@ describe('module hooks: domain events, extensions, after-commit callbacks, jobs 
     const { subscription } = await m.subscribe('exact-cust', plan.id);
     const invoicesBefore = (await m.invoices('exact-cust')).items.length;
     const grantsOf = async () =>
-      Number((await sql<{ n: number }>`select count(*)::int as n from credit_grants g join credit_pools p on p.id = g.credit_pool_id where p.denomination = 'exact-cr'`.execute(svc.ctx.db)).rows[0]!.n);
+      Number((await sql<{ n: number }>`select count(*)::int as n from credit_grants g join credit_pools p on p.account_id = g.account_id and p.id = g.credit_pool_id where p.denomination = 'exact-cr'`.execute(svc.ctx.db)).rows[0]!.n);
     const grantsBefore = await grantsOf();
 
     billingEvents.periodPaid.on('credits', async () => {

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Database } from '../../../src/platform/db/database.js';
 import { migrate, readMigrations } from '../../../src/platform/db/migrator.js';
 import { newId } from '../../../src/platform/ids.js';
-import { backend, openTestDatabase } from '../../harness.js';
+import { backend, ON_CITUS, openTestDatabase } from '../../harness.js';
 import { ledgerRowWithKeys } from '../../ledger-row.js';
 
 /**
@@ -12,7 +12,8 @@ import { ledgerRowWithKeys } from '../../ledger-row.js';
  * lands in its month's partition (a row from 1990 stays in the DEFAULT partition), and the key
  * tables are filled so an existing key is a duplicate afterwards.
  */
-describe(`partitioning an existing install (${backend})`, () => {
+// It runs the migrations from an unpartitioned install; a Citus run hands out schemas already migrated and distributed.
+describe(`partitioning an existing install (${backend})`, { skip: ON_CITUS && 'migrates from scratch; on Citus every test schema is already migrated and distributed' }, () => {
   let database: Database;
   let drop: () => Promise<void>;
   const accountId = newId();

@@ -4,7 +4,8 @@ import { sql } from 'kysely';
 import { detachMonth, ensureMonthlyPartitions, listPartitions, MONTHLY_PARTITIONED_TABLES } from '../../../src/platform/db/partitions.js';
 import { newId } from '../../../src/platform/ids.js';
 import { monetization } from '../../factories.js';
-import { backend, createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { uniqueViolationOf } from '../../../src/platform/db/errors.js';
+import { backend, createTestAccount, ON_CITUS, startTestService, type TestService } from '../../harness.js';
 import { ledgerRowWithKeys } from '../../ledger-row.js';
 
 /**
@@ -25,7 +26,8 @@ describe(`monthly partitions (${backend})`, () => {
     const { rows } = await sql<{ part: string; n: number }>`
       select tableoid::regclass::text as part, count(*)::int as n from ${sql.table(table)}
        where account_id = ${accountId} group by 1 order by 1`.execute(svc.ctx.db);
-    return Object.fromEntries(rows.map((r) => [r.part.replace(/^.*\./, ''), r.n]));
+    // On Citus the row's relation is the partition's shard: its shard id is taken off (ADR 0023).
+    return Object.fromEntries(rows.map((r) => [r.part.replace(/^.*\./, '').replace(ON_CITUS ? /_\d+$/ : /$^/, ''), r.n]));
   };
   const setNow = (iso: string) => svc.clock.set(new Date(iso));
 
@@ -120,7 +122,7 @@ describe(`monthly partitions (${backend})`, () => {
       return ledgerRowWithKeys(sql.join(cols.map((c) => sql.ref(c))), sql.join(cols.map((c) => (c === 'metadata' ? sql`${JSON.stringify(r[c])}::jsonb` : sql`${r[c]}`)))).execute(svc.ctx.db);
     };
     const maxSeq = async () => Number((await sql<{ s: string }>`select max(seq)::text as s from credit_transactions where credit_pool_id = ${poolId}`.execute(svc.ctx.db)).rows[0]!.s);
-    const violation = (constraint: string) => (err: any) => err.code === '23505' && err.constraint === constraint;
+    const violation = (constraint: string) => (err: unknown) => uniqueViolationOf(err)?.constraint === constraint;
     await assert.rejects(copy({ seq: Number(row.seq) }), violation('credit_transaction_seqs_pkey'), 'the same (pool, seq) in April');
     await assert.rejects(copy({ seq: (await maxSeq()) + 100, idempotency_key: 'ded-jan' }), violation('credit_transaction_idempotency_keys_pkey'), 'the same key in April');
     await assert.rejects(copy({ seq: (await maxSeq()) + 100, transaction_type: 'REVERSAL', amount: '1.000000', balance_after: String(Number(row.balance_before) + 1 + 1), balance_before: String(Number(row.balance_before) + 1), reversed_transaction_id: row.id }), violation('credit_transaction_reversals_pkey'), 'a second reversal in April');

@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isUniqueViolation, UNIQUE_CONSTRAINTS, uniqueViolationOf } from './errors.js';
+
+test('when PostgreSQL names the constraint then it is the one matched', () => {
+  const err = { code: '23505', constraint: 'usage_event_keys_pkey', message: 'duplicate key value violates unique constraint "usage_event_keys_pkey"' };
+  assert.equal(isUniqueViolation(err, UNIQUE_CONSTRAINTS.usageEventKey), true);
+  assert.equal(isUniqueViolation(err, UNIQUE_CONSTRAINTS.planKey), false);
+});
+
+test("when Citus relays a shard's violation without the constraint field then the shard id is taken off Tally's name", () => {
+  const err = { code: '23505', message: 'duplicate key value violates unique constraint "usage_event_keys_pkey_102345"' };
+  assert.deepEqual(uniqueViolationOf(err), { constraint: 'usage_event_keys_pkey' });
+  assert.equal(isUniqueViolation(err, UNIQUE_CONSTRAINTS.usageEventKey), true);
+});
+
+test('when the message names no constraint of Tally then the violation has no name, and other errors are not violations', () => {
+  assert.deepEqual(uniqueViolationOf({ code: '23505', message: 'duplicate key value violates unique constraint "other_thing_12"' }), { constraint: null });
+  assert.deepEqual(uniqueViolationOf({ code: '23505', message: 'doppelter Schlüsselwert verletzt Unique-Constraint' }), { constraint: null });
+  assert.equal(uniqueViolationOf({ code: '23503', message: 'duplicate key value violates unique constraint "usage_event_keys_pkey_1"' }), null);
+});
