@@ -38,21 +38,34 @@ export type UniqueConstraint = (typeof UNIQUE_CONSTRAINTS)[keyof typeof UNIQUE_C
  */
 export function uniqueViolationOf(err: unknown): { constraint: string | null } | null {
   const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | null;
-  if (e?.code !== '23505') return null;
-  if (typeof e.constraint === 'string') return { constraint: e.constraint };
-  return { constraint: citusConstraintOf(typeof e.message === 'string' ? e.message : '') };
+  const message = typeof e?.message === 'string' ? e.message : '';
+  if (e?.code === '23505') return { constraint: typeof e.constraint === 'string' ? e.constraint : citusConstraintOf(message) };
+  // Citus relays some shard errors (a violation inside a multi-CTE statement) as XX000: a unique
+  // violation then is recognised only by Tally's own constraint name on a shard.
+  if (e?.code === 'XX000') {
+    const constraint = citusConstraintOf(message);
+    return constraint === null ? null : { constraint };
+  }
+  return null;
 }
 
 const CITUS_VIOLATION = /^duplicate key value violates unique constraint "(.+)_\d+"$/;
 
 /**
- * On Citus (ADR 0023) a worker's unique violation reaches the client without its `constraint` field,
+ * On Citus (ADR 0023) a worker's unique violation reaches the client without its `constraint` field
+ * (and sometimes as XX000),
  * naming the shard's constraint in the message (`usage_event_keys_pkey_102345`): the only place the
  * name is, so it is read there, the shard id taken off, and kept only if it is one of Tally's names.
  */
 function citusConstraintOf(message: string): string | null {
   const name = CITUS_VIOLATION.exec(message)?.[1];
-  return name !== undefined && (Object.values(UNIQUE_CONSTRAINTS) as string[]).includes(name) ? name : null;
+  if (name === undefined) return null;
+  const known = Object.values(UNIQUE_CONSTRAINTS) as string[];
+  if (known.includes(name)) return name;
+  // A name too long for its shard id is cut and given an 8-hex hash by Citus: matched by that prefix.
+  const prefix = /^(.+)_[0-9a-f]{8}$/.exec(name)?.[1];
+  const matches = prefix === undefined ? [] : known.filter((k) => k.length > prefix.length && k.startsWith(prefix));
+  return matches.length === 1 ? matches[0]! : null;
 }
 
 /** True when err is a unique violation; with `constraint`, only of exactly that constraint. */

@@ -122,7 +122,9 @@ describe(`monthly partitions (${backend})`, () => {
       return ledgerRowWithKeys(sql.join(cols.map((c) => sql.ref(c))), sql.join(cols.map((c) => (c === 'metadata' ? sql`${JSON.stringify(r[c])}::jsonb` : sql`${r[c]}`)))).execute(svc.ctx.db);
     };
     const maxSeq = async () => Number((await sql<{ s: string }>`select max(seq)::text as s from credit_transactions where credit_pool_id = ${poolId}`.execute(svc.ctx.db)).rows[0]!.s);
-    const violation = (constraint: string) => (err: unknown) => uniqueViolationOf(err)?.constraint === constraint;
+    // (On Citus the violation names the key table's shard: `credit_transaction_seqs_pkey_102345`.)
+    const violation = (constraint: string) => (err: unknown) =>
+      uniqueViolationOf(err)?.constraint === constraint || (ON_CITUS && new RegExp(`"${constraint}_\\d+"`).test((err as Error).message));
     await assert.rejects(copy({ seq: Number(row.seq) }), violation('credit_transaction_seqs_pkey'), 'the same (pool, seq) in April');
     await assert.rejects(copy({ seq: (await maxSeq()) + 100, idempotency_key: 'ded-jan' }), violation('credit_transaction_idempotency_keys_pkey'), 'the same key in April');
     await assert.rejects(copy({ seq: (await maxSeq()) + 100, transaction_type: 'REVERSAL', amount: '1.000000', balance_after: String(Number(row.balance_before) + 1 + 1), balance_before: String(Number(row.balance_before) + 1), reversed_transaction_id: row.id }), violation('credit_transaction_reversals_pkey'), 'a second reversal in April');
