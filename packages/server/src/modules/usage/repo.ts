@@ -38,30 +38,33 @@ const CONTEXT_FINGERPRINT = sql<string>`md5(row(c.id, f.id, s.id, s.plan_id, s.c
  * The joins of the check context for one (customer reference, feature key): the customer, the
  * feature, the customer's active subscription (newest), the plan, its rule for the feature and the
  * rule's credit model, and (`counter`) the current period's usage counter: `c`, `f`, `s`, `p`, `r`,
- * `cm`, `uc` for the caller's select list.
+ * `cm`, `uc` for the caller's select list. Every table, subquery included, is filtered by the account
+ * itself (not through a join): so Citus routes the whole statement to the account's shard group, a
+ * router query (ADR 0023; a filter reached only through a lateral or scalar subquery's join is not
+ * followed, and the statement would go to every shard).
  */
 const contextJoins = (accountId: unknown, customerRef: unknown, featureKey: unknown, counter = true) => sql`
       customers c
-      left join features f on f.account_id = c.account_id and f.key = ${featureKey}
+      left join features f on f.account_id = ${accountId} and f.key = ${featureKey}
       left join lateral (
         select * from subscriptions s
-         where s.account_id = c.account_id and s.customer_id = c.id and s.is_active
+         where s.account_id = ${accountId} and s.customer_id = c.id and s.is_active
          order by s.created_at desc limit 1) s on true
-      left join plans p on p.account_id = s.account_id and p.id = s.plan_id
-      left join plan_feature_rules r on r.account_id = s.account_id and r.plan_id = s.plan_id and r.feature_id = f.id
-      left join credit_models cm on cm.account_id = r.account_id and cm.id = r.credit_model_id and cm.deleted_at is null
-      ${counter ? sql`left join usage_counters uc on uc.account_id = c.account_id and uc.subscription_id = s.id
+      left join plans p on p.account_id = ${accountId} and p.id = s.plan_id
+      left join plan_feature_rules r on r.account_id = ${accountId} and r.plan_id = s.plan_id and r.feature_id = f.id
+      left join credit_models cm on cm.account_id = ${accountId} and cm.id = r.credit_model_id and cm.deleted_at is null
+      ${counter ? sql`left join usage_counters uc on uc.account_id = ${accountId} and uc.subscription_id = s.id
                                   and uc.feature_id = f.id and uc.period_start = s.current_period_start` : sql``}
      where c.account_id = ${accountId} and c.customer_reference_id = ${customerRef}`;
 
-const contextColumns = sql`c.id as customer_id, f.id as feature_id,
+const contextColumns = (accountId: unknown) => sql`c.id as customer_id, f.id as feature_id,
            s.id as subscription_id, s.plan_id, s.current_period_start, s.current_period_end,
            s.billing_anchor_day, s.entitlements_revoked, p.interval_months,
            r.is_enabled as rule_enabled, r.value as rule_value, cm.denomination as credit_denomination,
            uc.used::text as used_current,
            case when r.value -> 'pricing' ->> 'reset_mode' = 'accumulate' then
              (select sum(t.used)::text from usage_counters t
-               where t.account_id = c.account_id and t.subscription_id = s.id and t.feature_id = f.id)
+               where t.account_id = ${accountId} and t.subscription_id = s.id and t.feature_id = f.id)
            end as used_total`;
 
 /**
@@ -72,7 +75,7 @@ const contextColumns = sql`c.id as customer_id, f.id as feature_id,
  */
 export async function loadCheckContext(db: Executor, accountId: string, customerRef: string, featureKey: string): Promise<VersionedCheckContext | undefined> {
   const { rows } = await sql<VersionedCheckContext>`
-    select ${contextColumns}, ${CONTEXT_VERSION} as context_version
+    select ${contextColumns(accountId)}, ${contextVersion(accountId)} as context_version
       from ${contextJoins(accountId, customerRef, featureKey)}`.execute(db);
   return rows[0];
 }
@@ -81,7 +84,7 @@ export async function loadCheckContext(db: Executor, accountId: string, customer
 export type VersionedCheckContext = CheckContext & { context_version: string };
 
 /** The account's entitlement-context version: bumped (at commit) by every change to a row a context is read from. */
-const CONTEXT_VERSION = sql<string>`coalesce((select v.version from entitlement_context_versions v where v.account_id = c.account_id), 0)::text`;
+const contextVersion = (accountId: string) => sql<string>`coalesce((select v.version from entitlement_context_versions v where v.account_id = ${accountId}), 0)::text`;
 
 /**
  * What a check reads when it holds a context in memory (ADR 0030): the account's context version,
@@ -108,7 +111,7 @@ export type IngestContext = CheckContext & { fingerprint: string; recorded_wante
 /** The ingestion's context (see IngestContext) of one (customer reference, feature key). */
 export async function loadIngestContext(db: Executor, accountId: string, customerRef: string, featureKey: string): Promise<IngestContext | undefined> {
   const { rows } = await sql<IngestContext>`
-    select ${contextColumns}, ${CONTEXT_FINGERPRINT} as fingerprint, ${usageRecordedWanted.call(sql.ref('c.account_id'))} as recorded_wanted
+    select ${contextColumns(accountId)}, ${CONTEXT_FINGERPRINT} as fingerprint, ${usageRecordedWanted.call(sql`${accountId}::uuid`)} as recorded_wanted
       from ${contextJoins(accountId, customerRef, featureKey)}`.execute(db);
   return rows[0];
 }
@@ -122,7 +125,7 @@ export async function loadIngestContexts(db: Executor, accountId: string, pairs:
   const { rows } = await sql<IngestContext & { ref: string; feature_key: string }>`
     select q.ref, q.feature_key, x.* from unnest(${pairs.map((p) => p.ref)}::text[], ${pairs.map((p) => p.featureKey)}::text[]) as q(ref, feature_key)
       join lateral (
-        select ${contextColumns}, ${CONTEXT_FINGERPRINT} as fingerprint, ${usageRecordedWanted.call(sql.ref('c.account_id'))} as recorded_wanted
+        select ${contextColumns(accountId)}, ${CONTEXT_FINGERPRINT} as fingerprint, ${usageRecordedWanted.call(sql`${accountId}::uuid`)} as recorded_wanted
           from ${contextJoins(accountId, sql`q.ref`, sql`q.feature_key`)}) x on true`.execute(db);
   return rows;
 }
@@ -194,7 +197,7 @@ export async function insertEventCounting(
   const guarded = guard ? sql`and exists (select 1 from g)` : sql``;
   const { rows } = await sql<{ counted: boolean }>`
     with ${guard ? sql`g as (select 1 from ${contextJoins(event.account_id, guard.customerRef, guard.featureKey, false)}
-                                and ${CONTEXT_FINGERPRINT} = ${guard.fingerprint} and not ${usageRecordedWanted.call(sql.ref('c.account_id'))}),` : sql``}
+                                and ${CONTEXT_FINGERPRINT} = ${guard.fingerprint} and not ${usageRecordedWanted.call(sql`${event.account_id}::uuid`)}),` : sql``}
     k as (${claimKey(event, guard ? sql`where exists (select 1 from g)` : sql``)}),
     c as (
       insert into usage_counters (account_id, subscription_id, feature_id, period_start, used, revenue)

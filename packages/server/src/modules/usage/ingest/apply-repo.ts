@@ -90,12 +90,12 @@ export async function insertEvents(tx: Tx, accountId: string, rows: NewEvent[], 
   return new Set(stored.map((r) => r.event_idempotency_key));
 }
 
-/** Deletes events this transaction inserted (a round of applyEvents that lost a key race). */
+/** Deletes events this transaction inserted (a round of applyEvents that lost a key race); each table filtered by the account itself, a router statement on Citus. */
 export async function deleteEvents(tx: Tx, accountId: string, ids: string[]) {
   if (ids.length === 0) return;
   await sql`
     with e as (delete from usage_events where account_id = ${accountId} and id = any(${arr(ids)}::uuid[]) returning account_id, event_idempotency_key)
-    delete from usage_event_keys k using e where k.account_id = e.account_id and k.event_idempotency_key = e.event_idempotency_key`.execute(tx);
+    delete from usage_event_keys k using e where k.account_id = ${accountId} and k.event_idempotency_key = e.event_idempotency_key`.execute(tx);
 }
 
 /** A round of `applyEvents` that captures a flow's hold runs under a savepoint, undone if the round is decided again. */
