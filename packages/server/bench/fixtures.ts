@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { distributeOnCitus } from '../src/platform/db/citus.js';
+import { migrate } from '../src/platform/db/migrator.js';
 import { sql } from 'kysely';
 import type { AppContext } from '../src/platform/context.js';
 import { openDatabase, type Database } from '../src/platform/db/database.js';
@@ -37,6 +39,11 @@ export async function openBenchDatabase(options: { postgres: boolean; url: strin
   await onAdmin(`create schema ${schema}`);
   const url = options.applicationName ? `${options.url}${options.url.includes('?') ? '&' : '?'}application_name=${options.applicationName}` : options.url;
   const database: Database | undefined = await openDatabase({ kind: 'postgres', url, poolSize: options.poolSize, searchPath: schema });
+  // BENCH_CITUS=1: BENCH_DATABASE_URL is a Citus coordinator; the schema is distributed as an operator does (ADR 0023).
+  if (process.env.BENCH_CITUS === '1') {
+    await migrate(database);
+    await database.withSession((exec) => distributeOnCitus(exec));
+  }
   return { schema, database, env: { DATABASE_URL: options.url, DATA_DIR: undefined }, drop: () => onAdmin(`drop schema ${schema} cascade`) };
 }
 

@@ -3,12 +3,14 @@ import { invalidField } from '../../../platform/errors/app-error.js';
 import type { Principal } from '../../../platform/http/principal.js';
 import { newId } from '../../../platform/ids.js';
 import { getCustomerById } from '../../customers/index.js';
+import { isRecorded } from '../../../platform/db/transaction.js';
 import { applyEvents, type EventItem } from './apply.js';
+import { hotPoolQueue } from './lane.js';
 import type { EventBatchRequest, EventBatchResult } from '../schema.js';
 
 /**
  * POST /events/batch: every event applied as if sent alone, in order, in one transaction
- * (apply.ts), answered per event. A customer key's own customer is used for every event
+ * (apply.ts; with the account's other concurrent batches, lane.ts), answered per event. A customer key's own customer is used for every event
  * (as on POST /events). Retrying the whole batch is safe for events that carry an
  * eventIdempotencyKey: the stored ones come back `duplicate`, nothing is drawn twice.
  */
@@ -19,7 +21,10 @@ export async function ingestBatch(ctx: AppContext, principal: Principal, body: E
     if (!ref) throw invalidField(`events[${i}].customerReferenceId`, 'is required');
     return { input, ref, key: input.eventIdempotencyKey ?? newId() };
   });
-  const outcomes = await applyEvents(ctx, principal.accountId, items);
+  // Through the account's lane, grouped with its other concurrent batches and events (lane.ts), unless
+  // its transactions are recorded under an Idempotency-Key or an event closes a flow's reservation.
+  const laned = ctx.config.ingestGroupMaxEvents > 1 && !isRecorded() && items.every((item) => (item.input.flowId ?? item.input.context?.flowId ?? null) === null);
+  const outcomes = laned ? await hotPoolQueue(ctx).submitMany(principal.accountId, items) : await applyEvents(ctx, principal.accountId, items);
   countOutcomes(ctx, outcomes);
   return {
     results: outcomes.map((o, index) => {

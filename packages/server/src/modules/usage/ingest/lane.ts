@@ -14,12 +14,23 @@ import { applyEvents, type EventItem, type EventOutcome } from './apply.js';
  * one global order (as a batch does), and a group of fifty customers' events costs the same dozen
  * statements as a group of one (a lane per customer never grouped events spread over customers).
  *
- * A request is answered only after the transaction holding its event committed (or failed): a
+ * Batches (`submitMany`, POST /events/batch without an Idempotency-Key or flows) join the same lane:
+ * a batch is never split, and its events keep their order among the group's.
+ *
+ * A request is answered only after the transaction holding its events committed (or failed): a
  * crash before that commit loses only unacknowledged work. If a grouped transaction fails, each of
- * its events is retried alone, so one poisonous event fails only its own request.
+ * its requests is retried alone, so one poisonous event fails only its own request.
  */
-type Waiter = { item: EventItem; resolve: (o: EventOutcome) => void; reject: (err: unknown) => void };
+/** One request's events: a single event, or a whole batch (never split across transactions). */
+type Waiter = { items: EventItem[]; resolve: (o: EventOutcome[]) => void; reject: (err: unknown) => void };
 type Lane = { accountId: string; waiting: Waiter[]; running: boolean };
+
+/**
+ * Most events of one group when batches join it: concurrent batches of one account (a collector
+ * sending every customer's events) lock the same counters and pools, so applied apart they only
+ * wait for each other; in one transaction each row is locked, read and written once for all of them.
+ */
+export const BATCH_GROUP_MAX_EVENTS = 2000;
 
 class HotPoolQueue {
   private readonly lanes = new Map<string, Lane>();
@@ -30,10 +41,18 @@ class HotPoolQueue {
   ) {}
 
   /** Applies the event in its account's lane; resolves with its own outcome once its transaction has committed. */
-  submit(accountId: string, item: EventItem): Promise<EventOutcome> {
+  async submit(accountId: string, item: EventItem): Promise<EventOutcome> {
+    return (await this.submitMany(accountId, [item]))[0]!;
+  }
+
+  /**
+   * Applies a request's events (a batch) in its account's lane, all in one transaction with whatever
+   * else the lane groups with them; resolves with their outcomes, in order, once it has committed.
+   */
+  submitMany(accountId: string, items: EventItem[]): Promise<EventOutcome[]> {
     let lane = this.lanes.get(accountId);
     if (!lane) this.lanes.set(accountId, (lane = { accountId, waiting: [], running: false }));
-    const outcome = new Promise<EventOutcome>((resolve, reject) => lane.waiting.push({ item, resolve, reject }));
+    const outcome = new Promise<EventOutcome[]>((resolve, reject) => lane.waiting.push({ items, resolve, reject }));
     if (!lane.running) {
       // The group starts at the end of this turn of the event loop, not at once: on the embedded
       // database a request runs to its answer without yielding to I/O (PGlite answers in
@@ -45,13 +64,24 @@ class HotPoolQueue {
     return outcome;
   }
 
+  /** The next group: waiters in arrival order while their events fit (`maxEvents`; batches up to BATCH_GROUP_MAX_EVENTS); the first always. */
+  private nextGroup(lane: Lane): Waiter[] {
+    const group: Waiter[] = [];
+    let events = 0;
+    while (lane.waiting.length > 0) {
+      const next = lane.waiting[0]!;
+      const limit = next.items.length > 1 || group.some((w) => w.items.length > 1) ? Math.max(this.maxEvents, BATCH_GROUP_MAX_EVENTS) : this.maxEvents;
+      if (group.length > 0 && events + next.items.length > limit) break;
+      group.push(lane.waiting.shift()!);
+      events += next.items.length;
+    }
+    return group;
+  }
+
   private async drain(laneKey: string, lane: Lane) {
     lane.running = true;
     try {
-      while (lane.waiting.length > 0) {
-        const group = lane.waiting.splice(0, this.maxEvents);
-        await this.applyGroup(lane.accountId, group);
-      }
+      while (lane.waiting.length > 0) await this.applyGroup(lane.accountId, this.nextGroup(lane));
     } finally {
       lane.running = false;
       if (lane.waiting.length === 0) this.lanes.delete(laneKey);
@@ -60,24 +90,26 @@ class HotPoolQueue {
   }
 
   private async applyGroup(accountId: string, group: Waiter[]) {
-    const alone = group.length === 1 ? group[0]!.item.alone : undefined;
+    const only = group.length === 1 ? group[0]! : undefined;
+    const alone = only?.items.length === 1 ? only.items[0]!.alone : undefined;
     if (alone) {
       try {
         const outcome = await alone();
-        if (outcome) return group[0]!.resolve(outcome);
+        if (outcome) return only!.resolve([outcome]);
       } catch (err) {
-        return group[0]!.reject(err);
+        return only!.reject(err);
       }
     }
     try {
-      const outcomes = await this.apply(accountId, group.map((w) => w.item));
-      group.forEach((w, i) => w.resolve(outcomes[i]!));
+      const outcomes = await this.apply(accountId, group.flatMap((w) => w.items));
+      let at = 0;
+      for (const w of group) w.resolve(outcomes.slice(at, (at += w.items.length)));
     } catch (err) {
-      if (group.length === 1) return group[0]!.reject(err);
-      // Nothing of the group committed: each event alone, so only a failing one fails.
+      if (only) return only.reject(err);
+      // Nothing of the group committed: each request alone, so only a failing one fails.
       for (const w of group) {
         try {
-          w.resolve((await this.apply(accountId, [w.item]))[0]!);
+          w.resolve(await this.apply(accountId, w.items));
         } catch (own) {
           w.reject(own);
         }
