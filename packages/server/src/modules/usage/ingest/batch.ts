@@ -21,9 +21,16 @@ export async function ingestBatch(ctx: AppContext, principal: Principal, body: E
     if (!ref) throw invalidField(`events[${i}].customerReferenceId`, 'is required');
     return { input, ref, key: input.eventIdempotencyKey ?? newId() };
   });
-  // Through the account's lane, grouped with its other concurrent batches and events (lane.ts), unless
-  // its transactions are recorded under an Idempotency-Key or an event closes a flow's reservation.
-  const laned = ctx.config.ingestGroupMaxEvents > 1 && !isRecorded() && items.every((item) => (item.input.flowId ?? item.input.context?.flowId ?? null) === null);
+  // A batch over several customers goes through the account's lane, grouped with its other
+  // concurrent batches and events (lane.ts): they lock the same counters and pools, so apart they only
+  // wait for each other. A batch of one customer keeps its own transaction (batches of different
+  // customers then run in parallel). Never under an Idempotency-Key (its transactions are recorded)
+  // nor with an event that closes a flow's reservation.
+  const laned =
+    ctx.config.ingestGroupMaxEvents > 1 &&
+    !isRecorded() &&
+    new Set(items.map((item) => item.ref)).size > 1 &&
+    items.every((item) => (item.input.flowId ?? item.input.context?.flowId ?? null) === null);
   const outcomes = laned ? await hotPoolQueue(ctx).submitMany(principal.accountId, items) : await applyEvents(ctx, principal.accountId, items);
   countOutcomes(ctx, outcomes);
   return {

@@ -14,8 +14,8 @@ import { applyEvents, type EventItem, type EventOutcome } from './apply.js';
  * one global order (as a batch does), and a group of fifty customers' events costs the same dozen
  * statements as a group of one (a lane per customer never grouped events spread over customers).
  *
- * Batches (`submitMany`, POST /events/batch without an Idempotency-Key or flows) join the same lane:
- * a batch is never split, and its events keep their order among the group's.
+ * Batches over several customers (`submitMany`, POST /events/batch without an Idempotency-Key or
+ * flows) join the same lane: a batch is never split, and its events keep their order among the group's.
  *
  * A request is answered only after the transaction holding its events committed (or failed): a
  * crash before that commit loses only unacknowledged work. If a grouped transaction fails, each of
