@@ -131,10 +131,10 @@ export async function distributeOnCitus(exec: ScriptRunner): Promise<Distributio
     }
     // The schema's functions run on the workers too (the shard triggers), whose sessions have the
     // default search_path: each is pinned to this schema so its table names resolve there as here.
+    const schema = String((await exec('select current_schema() as s'))[0]!.s);
     const functions = await exec(`select p.oid::regprocedure::text as fn from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-      where n.nspname = current_schema() and p.prolang = (select oid from pg_language where lanname = 'plpgsql')
-        and not coalesce(p.proconfig @> array['search_path=' || quote_ident(current_schema())], false)`);
-    for (const { fn } of functions) await exec(`alter function ${String(fn)} set search_path = ${quoteIdent(String((await exec('select current_schema() as s'))[0]!.s))}`);
+      where n.nspname = current_schema() and p.prolang = (select oid from pg_language where lanname = 'plpgsql')`);
+    for (const { fn } of functions) await exec(`alter function ${String(fn)} set search_path = ${quoteIdent(schema)}`);
     await exec('commit');
     return plan;
   } catch (err) {
