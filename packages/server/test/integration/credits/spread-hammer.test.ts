@@ -8,25 +8,33 @@ const CUSTOMERS = 10;
 const EVENTS_EACH = 30;
 const BALANCE = 20; // covers 10 of each customer's 30 two-credit events
 
+type Wallet = Awaited<ReturnType<ReturnType<typeof monetization>['wallet']>>;
+
+/** A service with `count` customers, each on a hard-limit pool of `balance` credits, for the enclosing describe block. */
+function hardLimitWallets(count: number, balance: number) {
+  let service: TestService;
+  let factory: ReturnType<typeof monetization>;
+  const wallets: Wallet[] = [];
+  before(async () => {
+    service = await startTestService();
+    factory = monetization(service, await createTestAccount(service));
+    for (let i = 0; i < count; i++) wallets.push(await factory.wallet(balance, true));
+  });
+  after(() => service.close());
+  return { svc: () => service, m: () => factory, wallets };
+}
+
 /**
  * A node groups an account's concurrent credit-backed events into shared transactions whatever
  * their customer (hot-queue.ts, ADR 0028): events of different customers, plans and pools decided
  * together must each end exactly as if sent alone.
  */
 describe(`spread hammer: ${CUSTOMERS} customers racing on their own hard-limit pools (${backend})`, () => {
-  let svc: TestService;
-  let m: ReturnType<typeof monetization>;
-  let wallets: Awaited<ReturnType<ReturnType<typeof monetization>['wallet']>>[];
-
-  before(async () => {
-    svc = await startTestService();
-    m = monetization(svc, await createTestAccount(svc));
-    wallets = [];
-    for (let i = 0; i < CUSTOMERS; i++) wallets.push(await m.wallet(BALANCE, true));
-  });
-  after(() => svc.close());
+  const fixture = hardLimitWallets(CUSTOMERS, BALANCE);
+  const { wallets } = fixture;
 
   test('when their events arrive interleaved then each pool stores exactly what it covers, refuses the rest, and the audit is clean', async () => {
+    const m = fixture.m();
     const sent = Array.from({ length: EVENTS_EACH }, (_, i) => wallets.map((w, c) => ({ w, key: `s-${c}-${i}` }))).flat();
     const results = await Promise.all(sent.map(({ w, key }) => m.event({ customerReferenceId: w.ref, featureKey: w.featureKey, usageUnits: 2, eventIdempotencyKey: key })));
     const unexpected = results.filter((r) => r.status !== 201 && !(r.status === 409 && r.body.error.code === 'insufficient_credits'));
@@ -57,19 +65,11 @@ describe(`spread hammer: ${CUSTOMERS} customers racing on their own hard-limit p
 describe(`concurrent mixed batches of one account share transactions (${backend})`, () => {
   const BATCHES = 12;
   const MIXED_BALANCE = 60; // 30 of each customer's 36 two-credit events
-  let svc: TestService;
-  let m: ReturnType<typeof monetization>;
-  let wallets: Awaited<ReturnType<ReturnType<typeof monetization>['wallet']>>[];
-
-  before(async () => {
-    svc = await startTestService();
-    m = monetization(svc, await createTestAccount(svc));
-    wallets = [];
-    for (let i = 0; i < 6; i++) wallets.push(await m.wallet(MIXED_BALANCE, true));
-  });
-  after(() => svc.close());
+  const fixture = hardLimitWallets(6, MIXED_BALANCE);
+  const { wallets } = fixture;
 
   test('when they arrive together then fewer transactions than batches store them, each pool stores exactly what it covers, and the audit is clean', async () => {
+    const [m, svc] = [fixture.m(), fixture.svc()];
     // Each batch: 3 two-credit events for each of the 6 customers; 12 batches = 36 events a pool of 60 credits (30 events).
     const body = (b: number) => ({
       events: wallets.flatMap((w, c) => [0, 1, 2].map((i) => ({ eventName: 'chat', customerReferenceId: w.ref, featureKey: w.featureKey, usageUnits: 2, eventIdempotencyKey: `mb-${b}-${c}-${i}` }))),
