@@ -1,65 +1,34 @@
-import { lazy, Suspense, type ReactNode } from 'react';
+import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { NavLink, Navigate, Route, Routes, useLocation } from 'react-router';
 import { RequireAuth, useAuth } from './auth';
-import { useConsoleInfo } from './console-info';
-import { NAV, visibleNav, type ModuleName } from './nav';
+import { EmptyState, Loading } from './components/ui';
+import { useConsoleInfo } from './queries/account';
+import { PAGES } from './pages';
 import { LoginPage } from './pages/login';
+import { paths, ROUTES, visibleNav, type ModuleName, type RouteDef, type RouteName } from './routes';
 import { ThemeSelect } from './theme';
-import { Loading } from './ui';
 
-const AccountPage = lazy(() => import('./pages/account'));
-const FeaturesPage = lazy(() => import('./pages/features'));
-const OverviewPage = lazy(() => import('./pages/overview'));
-const EventsPage = lazy(() => import('./pages/events'));
-const CreditsPage = lazy(() => import('./pages/credits'));
-const AgentPage = lazy(() => import('./pages/agent'));
-const PaymentsPage = lazy(() => import('./pages/payments'));
-const PlansPage = lazy(() => import('./pages/plans'));
-const PlanPage = lazy(() => import('./pages/plan'));
-const SpendConnectionsPage = lazy(() => import('./pages/spend/connections'));
-const SpendUsagePage = lazy(() => import('./pages/spend/usage'));
-const SpendAllocationPage = lazy(() => import('./pages/spend/allocation'));
-const SpendBudgetsPage = lazy(() => import('./pages/spend/budgets'));
-const SpendAlertsPage = lazy(() => import('./pages/spend/alerts'));
-const SpendSettingsPage = lazy(() => import('./pages/spend/settings'));
-const SpendReportsPage = lazy(() => import('./pages/spend/reports'));
-const CustomersPage = lazy(() => import('./pages/customers'));
-const CustomerPage = lazy(() => import('./pages/customer'));
-/** The customer portal: its own route, no admin login (it authenticates with the link's token). */
-const PortalPage = lazy(() => import('./pages/portal'));
+type Routed = RouteDef & { Page: ComponentType };
 
-/** Pages built so far, by path; every other navigation entry renders its placeholder. */
-const PAGES: Record<string, ReactNode> = {
-  '/': <OverviewPage />,
-  '/catalog/features': <FeaturesPage />,
-  '/catalog/plans': <PlansPage />,
-  '/customers': <CustomersPage />,
-  '/account': <AccountPage />,
-  '/events': <EventsPage />,
-  '/credits': <CreditsPage />,
-  '/agent': <AgentPage />,
-  '/payments': <PaymentsPage />,
-  '/spend/connections': <SpendConnectionsPage />,
-  '/spend/usage': <SpendUsagePage />,
-  '/spend/allocation': <SpendAllocationPage />,
-  '/spend/budgets': <SpendBudgetsPage />,
-  '/spend/alerts': <SpendAlertsPage />,
-  '/spend/reports': <SpendReportsPage />,
-  '/spend/settings': <SpendSettingsPage />,
-};
+/** Every route of the table with its page: the lazy chunk, or the login page already loaded. */
+const ROUTED: Routed[] = (Object.entries(ROUTES) as [RouteName, RouteDef][]).map(([name, r]) => ({ ...r, Page: name === 'login' ? LoginPage : lazy(PAGES[name]) }));
+const PUBLIC = ROUTED.filter((r) => r.access === 'public');
+const OPERATOR = ROUTED.filter((r) => r.access === 'operator');
 
 export function App() {
   return (
     <Routes>
-      <Route path="/login" element={<LoginPage />} />
-      <Route
-        path="/portal"
-        element={
-          <Suspense fallback={<Loading what="your account" />}>
-            <PortalPage />
-          </Suspense>
-        }
-      />
+      {PUBLIC.map(({ path, title, Page }) => (
+        <Route
+          key={path}
+          path={path}
+          element={
+            <Suspense fallback={<Loading what={title.toLowerCase()} />}>
+              <Page />
+            </Suspense>
+          }
+        />
+      ))}
       <Route
         path="*"
         element={
@@ -74,9 +43,7 @@ export function App() {
 
 function Shell() {
   const { session, signOut } = useAuth();
-  const info = useConsoleInfo();
-  const modules = info.data?.modules;
-  const sections = visibleNav(modules);
+  const modules = useConsoleInfo().data?.modules;
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
@@ -84,13 +51,13 @@ function Shell() {
       </a>
       <nav className="sidebar" aria-label="Main">
         <div className="brand">Tally</div>
-        {sections.map((section) => (
+        {visibleNav(modules).map((section) => (
           <div key={section.title} className="nav-section">
             <h2>{section.title}</h2>
             <ul>
               {section.entries.map((entry) => (
                 <li key={entry.path}>
-                  <NavLink to={entry.path} end={entry.path === '/'}>
+                  <NavLink to={entry.path} end={entry.path === paths.home}>
                     {entry.label}
                   </NavLink>
                 </li>
@@ -117,43 +84,20 @@ function Shell() {
 
 function PageRoutes({ modules }: { modules: Record<ModuleName, boolean> | undefined }) {
   const location = useLocation();
-  const entries = NAV.flatMap((s) => s.entries);
-  const firstVisible = visibleNav(modules)[0]?.entries[0]?.path ?? '/account';
+  const firstVisible = visibleNav(modules)[0]?.entries[0]?.path ?? paths.account;
+  const elementOf = ({ path, module, Page }: Routed): ReactNode => {
+    const off = module !== null && modules !== undefined && !modules[module];
+    if (!off) return <Page />;
+    // The home page of a switched-off module sends the operator to the first page left.
+    return path === paths.home ? <Navigate to={firstVisible} replace /> : <ModuleOff module={module} />;
+  };
   return (
     <Routes>
-      {entries.map((entry) => {
-        const off = entry.module !== null && modules !== undefined && !modules[entry.module];
-        const element = off ? (
-          entry.path === '/' ? (
-            <Navigate to={firstVisible} replace />
-          ) : (
-            <ModuleOff module={entry.module!} />
-          )
-        ) : (
-          (PAGES[entry.path] ?? <Placeholder label={entry.label} />)
-        );
-        return <Route key={entry.path} path={entry.path} element={element} />;
-      })}
-      {Object.entries(DETAIL_PAGES).map(([path, element]) => (
-        <Route key={path} path={path} element={element} />
+      {OPERATOR.map((route) => (
+        <Route key={route.path} path={route.path} element={elementOf(route)} />
       ))}
       <Route path="*" element={<NotFound path={location.pathname} />} />
     </Routes>
-  );
-}
-
-/** Pages under a navigation entry (a plan, a customer). */
-const DETAIL_PAGES: Record<string, ReactNode> = {
-  '/catalog/plans/:planId': <PlanPage />,
-  '/customers/:customerId': <CustomerPage />,
-};
-
-function Placeholder({ label }: { label: string }) {
-  return (
-    <section>
-      <h1>{label}</h1>
-      <p className="empty">This page is not built yet.</p>
-    </section>
   );
 }
 
@@ -161,9 +105,7 @@ function ModuleOff({ module }: { module: ModuleName }) {
   return (
     <section>
       <h1>Module switched off</h1>
-      <p className="empty">
-        This install runs with the {module === 'build' ? 'build side (AI spend)' : 'monetization'} module switched off.
-      </p>
+      <EmptyState>This install runs with the {module === 'build' ? 'build side (AI spend)' : 'monetization'} module switched off.</EmptyState>
     </section>
   );
 }
@@ -172,9 +114,10 @@ function NotFound({ path }: { path: string }) {
   return (
     <section>
       <h1>Not found</h1>
-      <p className="empty">
+      <EmptyState>
         No console page at <code>{path}</code>.
-      </p>
+      </EmptyState>
     </section>
   );
 }
+

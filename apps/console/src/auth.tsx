@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { setToken, setUnauthorizedHandler } from './api';
+import { paths } from './routes';
 
 type Session = { token: string; username: string; /** Local clock time (ms) at which the JWT expires. */ endsAtMs: number };
 type SignOutReason = 'signed-out' | 'expired';
@@ -82,7 +83,7 @@ export function RequireAuth({ children }: { children: ReactNode }) {
   const location = useLocation();
   if (!session) {
     const params = new URLSearchParams({ next: location.pathname + location.search, ...(endedBy === 'expired' ? { expired: '1' } : {}) });
-    return <Navigate to={`/login?${params}`} replace />;
+    return <Navigate to={paths.login(params)} replace />;
   }
   return children;
 }

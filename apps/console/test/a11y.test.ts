@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { monetization } from '../../../packages/server/test/factories.js';
-import { NAV } from '../src/nav.js';
+import { NAV } from '../src/routes.js';
 import { openConsole, type ConsoleSession } from './browser.js';
 
 /**

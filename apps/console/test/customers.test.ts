@@ -43,6 +43,7 @@ describe('console: customers (browser)', () => {
     assert.match(await invoices.innerText(), /\$25\.00[\s\S]*DUE/);
     await page.getByText('No active subscription, so no feature may be used.').waitFor();
     await invoices.getByRole('button', { name: 'Mark paid' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Mark paid' }).click();
     await invoices.getByText('PAID', { exact: true }).waitFor();
     await subscriptions.getByText('ACTIVE', { exact: true }).waitFor();
     const entitlements = page.getByRole('table', { name: 'Entitlements' });
@@ -68,7 +69,6 @@ describe('console: customers (browser)', () => {
 
   test('when a key is created, used, rotated and revoked then the page shows it once, its last use and each state', async () => {
     const { page } = c;
-    page.on('dialog', (dialog) => void dialog.accept());
     await page.getByRole('heading', { name: 'acme', level: 1 }).waitFor();
     await page.getByText('No customer key.').waitFor();
     const form = page.getByRole('form', { name: 'New customer key' });
@@ -85,6 +85,7 @@ describe('console: customers (browser)', () => {
     assert.equal(used.status, 200, used.text);
     await page.getByRole('button', { name: 'Done' }).click();
     await keys.getByRole('button', { name: `Rotate ${hint}` }).click();
+    await page.getByRole('alertdialog', { name: `Rotate ${hint}?` }).getByRole('button', { name: 'Rotate key' }).click();
     const replacement = await page.getByRole('region', { name: 'Replacement customer key' }).getByTestId('secret-value').innerText();
     assert.notEqual(replacement, apiKey);
     await keys.locator('tbody tr').nth(1).waitFor();
@@ -96,6 +97,7 @@ describe('console: customers (browser)', () => {
 
     const freshHint = `ck_test_\u2026${replacement.slice(-4)}`;
     await keys.getByRole('button', { name: `Revoke ${freshHint}` }).click();
+    await page.getByRole('alertdialog', { name: `Revoke ${freshHint}?` }).getByRole('button', { name: 'Revoke key' }).click();
     await keys.getByRole('button', { name: `Revoke ${freshHint}` }).waitFor({ state: 'detached' });
     assert.equal(await keys.getByText('REVOKED', { exact: true }).count(), 2);
     assert.equal((await c.svc.http.request('GET', '/api/v1/client/customers/acme/usage', { auth: replacement })).status, 401);

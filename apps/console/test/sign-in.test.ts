@@ -38,8 +38,8 @@ describe('console: sign-in and the tenant key (browser)', () => {
     await masked.waitFor();
     const before = await masked.innerText();
     assert.match(before, /^sk_test_…[0-9a-f]{4}$/);
-    page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Rotate tenant key' }).click();
+    await page.getByRole('alertdialog', { name: 'Rotate the tenant key?' }).getByRole('button', { name: 'Rotate key' }).click();
     const secret = page.getByTestId('secret-value');
     await secret.waitFor();
     const fresh = await secret.innerText();

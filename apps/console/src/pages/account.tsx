@@ -1,21 +1,14 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, unwrap } from '../api';
-import { ErrorNote, PageHeader, QueryView, SecretOnce } from '../ui';
+import { useConfirm } from '../components/confirm-dialog';
+import { ErrorNote, PageHeader, QueryView, SecretOnce } from '../components/ui';
+import { useRotateTenantKey, useTenantKey } from '../queries/account';
 
 /** The tenant key, masked; rotation shows the new key once and revokes every earlier one. */
 export default function AccountPage() {
-  const queryClient = useQueryClient();
-  const key = useQuery({ queryKey: ['tenant-key'], queryFn: () => unwrap(api.GET('/api/v1/account/api-key')) });
+  const key = useTenantKey();
   const [fresh, setFresh] = useState<string | null>(null);
-  const rotate = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/account/api-key')),
-    onSuccess: (rotated) => {
-      setFresh(rotated.apiKey);
-      void queryClient.invalidateQueries({ queryKey: ['tenant-key'] });
-    },
-  });
-
+  const rotate = useRotateTenantKey(setFresh);
+  const { ask, dialog } = useConfirm();
   return (
     <section>
       <PageHeader title="Account & keys" />
@@ -32,13 +25,14 @@ export default function AccountPage() {
       <button
         type="button"
         disabled={rotate.isPending}
-        onClick={() => {
-          if (window.confirm('Rotate the tenant key? Every earlier tenant key stops working at once.')) rotate.mutate();
-        }}
+        onClick={() =>
+          ask({ title: 'Rotate the tenant key?', body: 'Every earlier tenant key stops working at once.', confirm: 'Rotate key', onConfirm: () => rotate.mutate() })
+        }
       >
         Rotate tenant key
       </button>
       <ErrorNote error={rotate.error} title="Rotation failed" />
+      {dialog}
     </section>
   );
 }

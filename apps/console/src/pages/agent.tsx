@@ -1,7 +1,8 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent, type ReactNode } from 'react';
-import { api, ApiError, unwrap, type Schemas } from '../api';
-import { ErrorNote, PageHeader, QueryView } from '../ui';
+import { useState } from 'react';
+import type { Schemas } from '../api';
+import { Check, Field, Form } from '../components/form';
+import { CopyButton, EmptyState, PageHeader, QueryView } from '../components/ui';
+import { useAccountSettings, usePricingJson, useSaveAccountSettings } from '../queries/account';
 
 type Settings = Schemas['AccountSettings'];
 
@@ -11,7 +12,7 @@ type Settings = Schemas['AccountSettings'];
  * quick start mirroring the README's Agents section.
  */
 export default function AgentPage() {
-  const settings = useQuery({ queryKey: ['account-settings'], queryFn: () => unwrap(api.GET('/api/v1/tanso/account-settings')) });
+  const settings = useAccountSettings();
   return (
     <section>
       <PageHeader title="Agent surface" />
@@ -28,92 +29,61 @@ export default function AgentPage() {
   );
 }
 
+const formOf = (s: Settings) => ({
+  slug: s.slug ?? '',
+  publicCatalogEnabled: s.publicCatalogEnabled,
+  agentSignupEnabled: s.agentSignupEnabled,
+  agentSignupDefaultPlanId: s.agentSignupDefaultPlanId ?? '',
+  agentSignupHourlyCap: String(s.agentSignupHourlyCap),
+  agentMaxTopupAmount: s.agentMaxTopupAmount === null ? '' : String(s.agentMaxTopupAmount),
+});
+
+/** The form as the API takes it: empty texts are nulls, the cap a number when it is one, the top-up decimal text as typed. */
+function bodyOf(form: ReturnType<typeof formOf>) {
+  return {
+    slug: form.slug || null,
+    publicCatalogEnabled: form.publicCatalogEnabled,
+    agentSignupEnabled: form.agentSignupEnabled,
+    agentSignupDefaultPlanId: form.agentSignupDefaultPlanId || null,
+    agentSignupHourlyCap: (/^\d+$/.test(form.agentSignupHourlyCap) ? Number(form.agentSignupHourlyCap) : form.agentSignupHourlyCap) as number,
+    agentMaxTopupAmount: (form.agentMaxTopupAmount || null) as number | null,
+  };
+}
+
 function SettingsForm({ s }: { s: Settings }) {
-  const queryClient = useQueryClient();
-  const [slug, setSlug] = useState(s.slug ?? '');
-  const [publicCatalogEnabled, setPublic] = useState(s.publicCatalogEnabled);
-  const [agentSignupEnabled, setSignup] = useState(s.agentSignupEnabled);
-  const [agentSignupDefaultPlanId, setPlan] = useState(s.agentSignupDefaultPlanId ?? '');
-  const [agentSignupHourlyCap, setCap] = useState(String(s.agentSignupHourlyCap));
-  const [agentMaxTopupAmount, setTopup] = useState(s.agentMaxTopupAmount === null ? '' : String(s.agentMaxTopupAmount));
-  const save = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.PATCH('/api/v1/tanso/account-settings', {
-          body: {
-            slug: slug || null,
-            publicCatalogEnabled,
-            agentSignupEnabled,
-            agentSignupDefaultPlanId: agentSignupDefaultPlanId || null,
-            agentSignupHourlyCap: (/^\d+$/.test(agentSignupHourlyCap) ? Number(agentSignupHourlyCap) : agentSignupHourlyCap) as number,
-            agentMaxTopupAmount: (agentMaxTopupAmount || null) as number | null,
-          },
-        }),
-      ),
-    onSuccess: (next) => {
-      queryClient.setQueryData(['account-settings'], next);
-      void queryClient.invalidateQueries({ queryKey: ['pricing-json'] });
-    },
-  });
-  const fieldErrors = save.error instanceof ApiError ? save.error.fields : [];
-  const errorOf = (field: string) => fieldErrors.filter((f) => f.field === field || f.field.startsWith(`${field}.`)).map((f) => f.message);
-  const known = ['slug', 'publicCatalogEnabled', 'agentSignupEnabled', 'agentSignupDefaultPlanId', 'agentSignupHourlyCap', 'agentMaxTopupAmount'];
-  const field = (name: string, label: string, input: ReactNode) => (
-    <label>
-      {label}
-      {input}
-      {errorOf(name).map((m) => (
-        <span key={m} className="field-error" role="alert">
-          {m}
-        </span>
-      ))}
-    </label>
+  const [form, setForm] = useState(() => formOf(s));
+  const save = useSaveAccountSettings();
+  type Text = 'slug' | 'agentSignupDefaultPlanId' | 'agentSignupHourlyCap' | 'agentMaxTopupAmount';
+  const input = (name: Text, inputMode?: 'numeric' | 'decimal') => (
+    <input inputMode={inputMode} value={form[name]} onChange={(e) => setForm({ ...form, [name]: e.target.value })} />
   );
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    save.mutate();
-  }
-  // A message with no field of this form (a cross-field rule) is shown above the button.
-  const generalError = save.error && !fieldErrors.some((f) => known.some((k) => f.field === k || f.field.startsWith(`${k}.`))) ? save.error : null;
   return (
-    <form className="form-grid card" onSubmit={submit} aria-label="Agent settings">
-      {field('slug', 'Catalog slug', <input value={slug} onChange={(e) => setSlug(e.target.value)} />)}
-      <label className="check">
-        <input type="checkbox" checked={publicCatalogEnabled} onChange={(e) => setPublic(e.target.checked)} /> Public catalog (pricing.json)
-      </label>
-      <label className="check">
-        <input type="checkbox" checked={agentSignupEnabled} onChange={(e) => setSignup(e.target.checked)} /> Agent signup
-      </label>
-      {field('agentSignupDefaultPlanId', 'Signup plan id (a free ACTIVE plan)', <input value={agentSignupDefaultPlanId} onChange={(e) => setPlan(e.target.value)} />)}
-      {field('agentSignupHourlyCap', 'Signups per hour', <input inputMode="numeric" value={agentSignupHourlyCap} onChange={(e) => setCap(e.target.value)} />)}
-      {field('agentMaxTopupAmount', `Largest agent top-up (${s.currency})`, <input inputMode="decimal" value={agentMaxTopupAmount} onChange={(e) => setTopup(e.target.value)} />)}
-      <div className="row">
-        <button type="submit" disabled={save.isPending}>
-          Save agent settings
-        </button>
-        {save.isSuccess ? <span role="status">Saved.</span> : null}
-      </div>
-      {generalError ? <ErrorNote error={generalError} title="Not saved" /> : save.error ? <p className="muted small">Not saved: see the messages above.</p> : null}
-    </form>
+    <Form label="Agent settings" layout="grid" submission={save} onSubmit={() => save.mutate(bodyOf(form))} submit="Save agent settings" failed="Not saved" saved>
+      <Field label="Catalog slug" name="slug">
+        {input('slug')}
+      </Field>
+      <Check label="Public catalog (pricing.json)" checked={form.publicCatalogEnabled} onChange={(publicCatalogEnabled) => setForm({ ...form, publicCatalogEnabled })} />
+      <Check label="Agent signup" checked={form.agentSignupEnabled} onChange={(agentSignupEnabled) => setForm({ ...form, agentSignupEnabled })} />
+      <Field label="Signup plan id (a free ACTIVE plan)" name="agentSignupDefaultPlanId">
+        {input('agentSignupDefaultPlanId')}
+      </Field>
+      <Field label="Signups per hour" name="agentSignupHourlyCap">
+        {input('agentSignupHourlyCap', 'numeric')}
+      </Field>
+      <Field label={`Largest agent top-up (${s.currency})`} name="agentMaxTopupAmount">
+        {input('agentMaxTopupAmount', 'decimal')}
+      </Field>
+    </Form>
   );
 }
 
 function PricingPreview({ slug }: { slug: string | null }) {
-  const pricing = useQuery({
-    queryKey: ['pricing-json', slug],
-    enabled: slug !== null,
-    queryFn: async () => {
-      const res = await fetch(`/public/v1/catalog/${encodeURIComponent(slug!)}/pricing.json`);
-      const text = await res.text();
-      if (!res.ok) throw new Error(`${res.status}: ${text}`);
-      return JSON.stringify(JSON.parse(text), null, 2);
-    },
-  });
+  const pricing = usePricingJson(slug);
   return (
     <>
       <h2>pricing.json (live)</h2>
       {slug === null ? (
-        <p className="empty">The public catalog is closed: set a slug and open it to publish pricing.json.</p>
+        <EmptyState>The public catalog is closed: set a slug and open it to publish pricing.json.</EmptyState>
       ) : (
         <QueryView query={pricing} what="pricing.json">
           {(text) => (
@@ -144,15 +114,12 @@ curl -s -H "Authorization: Bearer $CK" ${origin}/api/v1/client/entitlements/$REF
 curl -s -X POST -H "Authorization: Bearer $CK" -H 'Content-Type: application/json' \\
   ${origin}/api/v1/client/events -d '{"eventName":"chat.message","eventIdempotencyKey":"m-1","featureKey":"ai.chat","usageUnits":1}'
 curl -s -H "Authorization: Bearer $CK" ${origin}/api/v1/client/credits/$REF/pools`;
-  const [copied, setCopied] = useState(false);
   return (
     <>
       <h2>Agent quick start</h2>
       <div className="copy-block">
         <pre data-testid="quick-start" tabIndex={0} aria-label="Agent quick start commands">{text}</pre>
-        <button type="button" className="secondary" onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true), () => setCopied(false))}>
-          {copied ? 'Copied' : 'Copy quick start'}
-        </button>
+        <CopyButton text={text} label="Copy quick start" className="secondary" />
       </div>
     </>
   );

@@ -1,14 +1,30 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api, unwrap } from '../api';
-import { Empty, PageHeader, QueryView, Time } from '../ui';
+import type { Schemas } from '../api';
+import { DataTable, type Column } from '../components/data-table';
+import { Time } from '../components/figures';
+import { EmptyState, PageHeader } from '../components/ui';
+import { useCustomers } from '../queries/customers';
+import { paths } from '../routes';
+
+type Customer = Schemas['AdminCustomer'];
+
+const COLUMNS: Column<Customer>[] = [
+  { header: 'Reference', cell: (c) => <Link to={paths.customer(c.id)}>{c.customerReferenceId}</Link> },
+  { header: 'Name', cell: (c) => [c.firstName, c.lastName].filter(Boolean).join(' ') || '—' },
+  { header: 'E-mail', cell: (c) => c.email ?? '—' },
+  { header: 'Source', cell: (c) => c.source },
+  { header: 'Created', cell: (c) => <Time iso={c.createdAt} /> },
+];
+
+const matches = (c: Customer, needle: string) => [c.customerReferenceId, c.email, c.firstName, c.lastName].some((v) => v?.toLowerCase().includes(needle));
 
 /** Customers of the account, searched by reference, name or e-mail as you type. */
 export default function CustomersPage() {
-  const customers = useQuery({ queryKey: ['customers'], queryFn: () => unwrap(api.GET('/api/v1/monetization/customers')) });
+  const customers = useCustomers();
   const [search, setSearch] = useState('');
   const needle = search.trim().toLowerCase();
+  const list = customers.data;
   return (
     <section>
       <PageHeader title="Customers" />
@@ -16,45 +32,18 @@ export default function CustomersPage() {
         Search customers
         <input type="search" name="search" placeholder="Reference, name or e-mail" value={search} onChange={(e) => setSearch(e.target.value)} />
       </label>
-      <QueryView query={customers} what="customers">
-        {(list) => {
-          const shown = needle
-            ? list.filter((c) =>
-                [c.customerReferenceId, c.email, c.firstName, c.lastName].some((v) => v?.toLowerCase().includes(needle)),
-              )
-            : list;
-          if (list.length === 0) return <Empty>No customers yet: they appear when your backend creates them or sends their first event.</Empty>;
-          if (shown.length === 0) return <Empty>No customer matches “{search}”.</Empty>;
-          return (
-            <table aria-label="Customers">
-              <thead>
-                <tr>
-                  <th scope="col">Reference</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Source</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((c) => (
-                  <tr key={c.id}>
-                    <td>
-                      <Link to={`/customers/${c.id}`}>{c.customerReferenceId}</Link>
-                    </td>
-                    <td>{[c.firstName, c.lastName].filter(Boolean).join(' ') || '—'}</td>
-                    <td>{c.email ?? '—'}</td>
-                    <td>{c.source}</td>
-                    <td>
-                      <Time iso={c.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          );
-        }}
-      </QueryView>
+      {list?.length === 0 ? (
+        <EmptyState>No customers yet: they appear when your backend creates them or sends their first event.</EmptyState>
+      ) : (
+        <DataTable
+          label="Customers"
+          query={customers}
+          columns={COLUMNS}
+          rows={needle ? list?.filter((c) => matches(c, needle)) : list}
+          rowKey={(c) => c.id}
+          empty={<>No customer matches “{search}”.</>}
+        />
+      )}
     </section>
   );
 }

@@ -1,14 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api';
+import { paths } from '../routes';
 import { sessionEndOf, useAuth } from '../auth';
-import { useConsoleInfo } from '../console-info';
+import { useConsoleInfo } from '../queries/account';
 import { ThemeSelect } from '../theme';
-import { ErrorNote } from '../ui';
+import { ErrorNote } from '../components/ui';
 
 /** Only a path of this console: `next` never sends the user to another origin. */
 function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+  return next && next.startsWith('/') && !next.startsWith('//') ? next : paths.home;
 }
 
 export function LoginPage() {

@@ -1,15 +1,20 @@
-import { useQuery } from '@tanstack/react-query';
-import { Fragment, useMemo } from 'react';
-import { api, unwrap, type Schemas } from '../api';
-import { DayChart, type ChartSeries } from '../chart';
+import { useMemo } from 'react';
+import type { Schemas } from '../api';
+import { DayChart, type ChartSeries } from '../components/chart';
+import { DataTable, type Column } from '../components/data-table';
+import { Money, MoneyList, Stats } from '../components/figures';
+import { PageHeader, QueryView } from '../components/ui';
 import { formatCount, formatCredits } from '../format';
-import { Empty, Money, PageHeader, QueryView } from '../ui';
+import { useAccountCurrency } from '../queries/account';
+import { useBillingOverview } from '../queries/billing';
+import { useEventOverview } from '../queries/events';
 
 const WINDOW_DAYS = 30;
 const TOP = 5;
 
 type EventOverview = Schemas['EventOverview'];
 type Totals = EventOverview['topFeatures'][number];
+type BillingOverview = Schemas['BillingOverview'];
 
 /**
  * The billing figures, the usage figures and the account's currency are independent reads sent
@@ -17,53 +22,15 @@ type Totals = EventOverview['topFeatures'][number];
  * waits for another).
  */
 export default function OverviewPage() {
-  const overview = useQuery({ queryKey: ['billing-overview'], queryFn: () => unwrap(api.GET('/api/v1/monetization/billing/overview')) });
-  const usage = useQuery({
-    queryKey: ['event-overview', WINDOW_DAYS],
-    queryFn: () => unwrap(api.GET('/api/v1/tanso/events/overview', { params: { query: { days: WINDOW_DAYS, top: TOP, eventType: 'CLIENT_TRACKED' } } })),
-  });
+  const overview = useBillingOverview();
+  const usage = useEventOverview(WINDOW_DAYS, TOP);
   // Event revenue carries no currency of its own: it is shown in the account's currency.
-  const settings = useQuery({ queryKey: ['account-settings'], queryFn: () => unwrap(api.GET('/api/v1/tanso/account-settings')) });
-  const currency = settings.data?.currency;
-
+  const currency = useAccountCurrency();
   return (
     <section>
       <PageHeader title="Overview" />
       <QueryView query={overview} what="the billing figures">
-        {(o) => (
-          <dl className="stats">
-            <div className="stat">
-              <dt>Active subscriptions</dt>
-              <dd data-testid="active-subscriptions">{formatCount(o.activeSubscriptions)}</dd>
-            </div>
-            <div className="stat">
-              <dt>MRR (from plan prices)</dt>
-              <dd data-testid="mrr">
-                {o.mrr.length === 0
-                  ? '—'
-                  : o.mrr.map((r, i) => (
-                      <Fragment key={r.currency}>
-                        {i > 0 ? ' · ' : null}
-                        <Money amount={r.amount} currency={r.currency} />
-                      </Fragment>
-                    ))}
-              </dd>
-            </div>
-            <div className="stat">
-              <dt>Invoices past due</dt>
-              <dd data-testid="past-due">
-                {o.pastDueInvoices.length === 0
-                  ? 'None'
-                  : o.pastDueInvoices.map((r, i) => (
-                      <Fragment key={r.currency}>
-                        {i > 0 ? ', ' : null}
-                        {r.invoices} · <Money amount={r.amount} currency={r.currency} />
-                      </Fragment>
-                    ))}
-              </dd>
-            </div>
-          </dl>
-        )}
+        {(o) => <BillingFigures o={o} />}
       </QueryView>
       <QueryView query={usage} what="usage of the last 30 days">
         {(u) => (
@@ -77,6 +44,30 @@ export default function OverviewPage() {
         )}
       </QueryView>
     </section>
+  );
+}
+
+function BillingFigures({ o }: { o: BillingOverview }) {
+  const mrr = <MoneyList rows={o.mrr} separator=" · " render={(r) => <Money amount={r.amount} currency={r.currency} />} />;
+  const pastDue = (
+    <MoneyList
+      rows={o.pastDueInvoices}
+      separator=", "
+      render={(r) => (
+        <>
+          {r.invoices} · <Money amount={r.amount} currency={r.currency} />
+        </>
+      )}
+    />
+  );
+  return (
+    <Stats
+      items={[
+        { label: 'Active subscriptions', testId: 'active-subscriptions', value: formatCount(o.activeSubscriptions) },
+        { label: 'MRR (from plan prices)', testId: 'mrr', value: o.mrr.length === 0 ? '—' : mrr },
+        { label: 'Invoices past due', testId: 'past-due', value: o.pastDueInvoices.length === 0 ? 'None' : pastDue },
+      ]}
+    />
   );
 }
 
@@ -106,44 +97,16 @@ function DailyCharts({ usage, currency }: { usage: EventOverview; currency: stri
 }
 
 function TopTable({ title, keyLabel, rows, currency }: { title: string; keyLabel: string; rows: Totals[]; currency: string | undefined }) {
-  const top = rows;
+  const columns: Column<Totals>[] = [
+    { header: keyLabel, cell: (g) => <code>{g.key}</code> },
+    { header: 'Events', num: true, cell: (g) => formatCount(g.eventCount) },
+    { header: 'Units', num: true, cell: (g) => formatCredits(g.usageUnits) },
+    { header: 'Revenue', num: true, cell: (g) => <Revenue amount={g.revenueAmount} currency={currency} /> },
+  ];
   return (
     <div>
       <h2>{title}</h2>
-      {top.length === 0 ? (
-        <Empty>No usage in the last {WINDOW_DAYS} days.</Empty>
-      ) : (
-        <table aria-label={title}>
-          <thead>
-            <tr>
-              <th scope="col">{keyLabel}</th>
-              <th scope="col" className="num">
-                Events
-              </th>
-              <th scope="col" className="num">
-                Units
-              </th>
-              <th scope="col" className="num">
-                Revenue
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {top.map((g) => (
-              <tr key={g.key}>
-                <td>
-                  <code>{g.key}</code>
-                </td>
-                <td className="num">{formatCount(g.eventCount)}</td>
-                <td className="num">{formatCredits(g.usageUnits)}</td>
-                <td className="num">
-                  <Revenue amount={g.revenueAmount} currency={currency} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable label={title} columns={columns} rows={rows} rowKey={(g) => g.key} empty={`No usage in the last ${WINDOW_DAYS} days.`} />
     </div>
   );
 }

@@ -1,7 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent, type ReactNode } from 'react';
-import { api, ApiError, unwrap, type Schemas } from '../api';
-import { ErrorNote, Loading, PageHeader, QueryView } from '../ui';
+import { useState } from 'react';
+import type { Schemas } from '../api';
+import { Stats } from '../components/figures';
+import { Field, Form } from '../components/form';
+import { PageHeader, QueryView } from '../components/ui';
+import { useAccountSettings, useSaveAccountSettings } from '../queries/account';
+import { useStoreStripeKey, useStripeConnection } from '../queries/payments';
 import { CheckoutSessions } from './payments-checkouts';
 
 const MODES = [
@@ -10,58 +13,26 @@ const MODES = [
   ['PROCESSOR_INTEGRATION', 'Processor integration: the processor drives subscriptions'],
 ] as const;
 
-/** A field's messages from the error envelope, shown under the field. */
-function fieldMessages(error: unknown, field: string): string[] {
-  return error instanceof ApiError ? error.fields.filter((f) => f.field === field).map((f) => f.message) : [];
-}
-
-function Field({ label, error, name, children }: { label: string; error: unknown; name: string; children: ReactNode }) {
-  return (
-    <label>
-      {label}
-      {children}
-      {fieldMessages(error, name).map((m) => (
-        <span key={m} className="field-error" role="alert">
-          {m}
-        </span>
-      ))}
-    </label>
-  );
-}
-
-/** The error shown above the button when no field of the form carries it. */
-function generalError(error: unknown, fields: string[]): unknown {
-  if (!error) return null;
-  return error instanceof ApiError && error.fields.some((f) => fields.includes(f.field)) ? null : error;
-}
-
 /**
  * The payment processor: its mode (NONE disables it) and return URLs (account settings, each
  * validation message inline), the stored connection and its key's mode (test or live, replaced by
  * storing another key), and the account's hosted checkout sessions.
  */
 export default function PaymentsPage() {
-  const settings = useQuery({ queryKey: ['account-settings'], queryFn: () => unwrap(api.GET('/api/v1/tanso/account-settings')) });
+  const settings = useAccountSettings();
   return (
     <section>
       <PageHeader title="Payments" />
       <QueryView query={settings} what="payment settings">
         {(s) => (
           <>
-            <dl className="stats">
-              <div className="stat">
-                <dt>Mode</dt>
-                <dd data-testid="stripe-mode">{s.stripeMode}</dd>
-              </div>
-              <div className="stat">
-                <dt>Processor</dt>
-                <dd data-testid="stripe-enabled">{s.stripeEnabled ? 'enabled' : 'disabled'}</dd>
-              </div>
-              <div className="stat">
-                <dt>Currency</dt>
-                <dd>{s.currency}</dd>
-              </div>
-            </dl>
+            <Stats
+              items={[
+                { label: 'Mode', testId: 'stripe-mode', value: s.stripeMode },
+                { label: 'Processor', testId: 'stripe-enabled', value: s.stripeEnabled ? 'enabled' : 'disabled' },
+                { label: 'Currency', value: s.currency },
+              ]}
+            />
             <ModeForm s={s} />
           </>
         )}
@@ -75,27 +46,14 @@ export default function PaymentsPage() {
 }
 
 function ModeForm({ s }: { s: Schemas['AccountSettings'] }) {
-  const queryClient = useQueryClient();
   const [stripeMode, setMode] = useState(s.stripeMode);
   const [success, setSuccess] = useState(s.stripeCheckoutSuccessUrl ?? '');
   const [cancel, setCancel] = useState(s.stripeCheckoutCancelUrl ?? '');
-  const save = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.PATCH('/api/v1/tanso/account-settings', {
-          body: { stripeMode, stripeCheckoutSuccessUrl: success.trim() ? success : null, stripeCheckoutCancelUrl: cancel.trim() ? cancel : null },
-        }),
-      ),
-    onSuccess: (next) => queryClient.setQueryData(['account-settings'], next),
-  });
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    save.mutate();
-  }
-  const other = generalError(save.error, ['stripeMode', 'stripeCheckoutSuccessUrl', 'stripeCheckoutCancelUrl']);
+  const save = useSaveAccountSettings();
+  const submit = () => save.mutate({ stripeMode, stripeCheckoutSuccessUrl: success.trim() ? success : null, stripeCheckoutCancelUrl: cancel.trim() ? cancel : null });
   return (
-    <form className="form-grid card" onSubmit={submit} aria-label="Processor settings">
-      <Field label="Processor mode" error={save.error} name="stripeMode">
+    <Form label="Processor settings" layout="grid" submission={save} onSubmit={submit} submit="Save processor settings" failed="Not saved" saved>
+      <Field label="Processor mode" name="stripeMode">
         <select value={stripeMode} onChange={(e) => setMode(e.target.value as typeof stripeMode)}>
           {MODES.map(([value, label]) => (
             <option key={value} value={value}>
@@ -104,20 +62,13 @@ function ModeForm({ s }: { s: Schemas['AccountSettings'] }) {
           ))}
         </select>
       </Field>
-      <Field label="Return URL after a paid checkout" error={save.error} name="stripeCheckoutSuccessUrl">
+      <Field label="Return URL after a paid checkout" name="stripeCheckoutSuccessUrl">
         <input value={success} onChange={(e) => setSuccess(e.target.value)} placeholder="this service's address" />
       </Field>
-      <Field label="Return URL after a cancelled checkout" error={save.error} name="stripeCheckoutCancelUrl">
+      <Field label="Return URL after a cancelled checkout" name="stripeCheckoutCancelUrl">
         <input value={cancel} onChange={(e) => setCancel(e.target.value)} placeholder="this service's address" />
       </Field>
-      <div className="row">
-        <button type="submit" disabled={save.isPending}>
-          Save processor settings
-        </button>
-        {save.isSuccess ? <span role="status">Saved.</span> : null}
-      </div>
-      {other ? <ErrorNote error={other} title="Not saved" /> : null}
-    </form>
+    </Form>
   );
 }
 
@@ -127,56 +78,30 @@ function keyMode(masked: string): string {
 }
 
 function Connection() {
-  const queryClient = useQueryClient();
-  const connection = useQuery({
-    queryKey: ['stripe-connection'],
-    queryFn: async () => {
-      try {
-        return await unwrap(api.GET('/api/v1/data/stripe/api'));
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 404) return null;
-        throw err;
-      }
-    },
-  });
+  const connection = useStripeConnection();
   const [key, setKey] = useState('');
-  const store = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/data/stripe/api', { body: { clientStripeApiKey: key } }) as Promise<{ data?: { data?: undefined }; response: Response }>),
-    onSuccess: () => {
-      setKey('');
-      void queryClient.invalidateQueries({ queryKey: ['stripe-connection'] });
-    },
-  });
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    store.mutate();
-  }
-  const other = generalError(store.error, ['clientStripeApiKey']);
+  const store = useStoreStripeKey(() => setKey(''));
   return (
     <>
-      {connection.isPending ? (
-        <Loading what="the processor connection" />
-      ) : connection.error ? (
-        <ErrorNote error={connection.error} title="Could not load the connection" />
-      ) : !connection.data || !connection.data.stripeApiKey ? (
-        <p className="empty" data-testid="stripe-connection">
-          Not connected: no processor key stored.
-        </p>
-      ) : (
-        <p data-testid="stripe-connection">
-          Connected in <strong data-testid="stripe-key-mode">{keyMode(connection.data.stripeApiKey)}</strong> mode with key{' '}
-          <code>{connection.data.stripeApiKey}</code>; webhook secret {connection.data.webhookSecret ? 'set' : 'not set'}.
-        </p>
-      )}
-      <form className="inline-form" onSubmit={submit} aria-label="Processor key">
-        <Field label="Stripe secret key (sk_test_… for test mode, sk_live_… for live)" error={store.error} name="clientStripeApiKey">
+      <QueryView query={connection} what="the processor connection">
+        {(c) =>
+          !c?.stripeApiKey ? (
+            <p className="empty" data-testid="stripe-connection">
+              Not connected: no processor key stored.
+            </p>
+          ) : (
+            <p data-testid="stripe-connection">
+              Connected in <strong data-testid="stripe-key-mode">{keyMode(c.stripeApiKey)}</strong> mode with key <code>{c.stripeApiKey}</code>; webhook secret{' '}
+              {c.webhookSecret ? 'set' : 'not set'}.
+            </p>
+          )
+        }
+      </QueryView>
+      <Form label="Processor key" submission={store} onSubmit={() => store.mutate(key)} submit="Store key" failed="Key not stored">
+        <Field label="Stripe secret key (sk_test_… for test mode, sk_live_… for live)" name="clientStripeApiKey">
           <input type="password" autoComplete="off" required value={key} onChange={(e) => setKey(e.target.value)} />
         </Field>
-        <button type="submit" disabled={store.isPending}>
-          Store key
-        </button>
-        {other ? <ErrorNote error={other} title="Key not stored" /> : null}
-      </form>
+      </Form>
     </>
   );
 }

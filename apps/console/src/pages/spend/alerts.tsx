@@ -1,77 +1,58 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, unwrap } from '../../api';
-import { Empty, ErrorNote, PageHeader, QueryView, Time } from '../../ui';
+import type { Schemas } from '../../api';
+import { DataTable, type Column } from '../../components/data-table';
+import { Time } from '../../components/figures';
+import { Check } from '../../components/form';
+import { ErrorNote, PageHeader } from '../../components/ui';
+import { useAckAlert, useSpendAlerts } from '../../queries/spend';
 import { dollars } from './common';
+
+type Alert = Schemas['SpendAlert'];
+
+function alertColumns(ack: ReturnType<typeof useAckAlert>): Column<Alert>[] {
+  return [
+    { header: 'Fired', cell: (a) => <Time iso={a.firedAt} /> },
+    { header: 'Unit', cell: (a) => a.unitName },
+    { header: 'Kind', cell: (a) => a.kind },
+    { header: 'Period', cell: (a) => a.period },
+    { header: 'Spent', num: true, cell: (a) => dollars(a.spentCents) },
+    { header: 'Limit', num: true, cell: (a) => dollars(a.limitCents) },
+    { header: 'Message', cell: (a) => a.message },
+    {
+      header: 'Acknowledged',
+      cell: (a) =>
+        a.ackedAt ? (
+          <span>
+            <Time iso={a.ackedAt} /> {a.ackedBy ? `by ${a.ackedBy}` : ''}
+          </span>
+        ) : (
+          <button type="button" className="secondary" disabled={ack.isPending} onClick={() => ack.mutate(a.id)} aria-label={`Acknowledge ${a.kind} alert of ${a.unitName}`}>
+            Acknowledge
+          </button>
+        ),
+    },
+  ];
+}
 
 /** Budget alerts, unacknowledged first by default; acknowledging one moves it out of that view. */
 export default function AlertsPage() {
-  const queryClient = useQueryClient();
   const [unackedOnly, setUnackedOnly] = useState(true);
-  const alerts = useQuery({
-    queryKey: ['spend-alerts', unackedOnly],
-    queryFn: () => unwrap(api.GET('/api/v1/spend/alerts', { params: { query: { unackedOnly } } })),
-  });
-  const ack = useMutation({
-    mutationFn: (id: string) => unwrap(api.POST('/api/v1/spend/alerts/{id}/ack', { params: { path: { id } } })),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: ['spend-alerts'] }),
-  });
+  const alerts = useSpendAlerts(unackedOnly);
+  const ack = useAckAlert();
   return (
     <section>
       <PageHeader title="Alerts">
-        <label className="row" style={{ flexDirection: 'row' }}>
-          <input type="checkbox" checked={unackedOnly} onChange={(e) => setUnackedOnly(e.target.checked)} /> Unacknowledged only
-        </label>
+        <Check label="Unacknowledged only" checked={unackedOnly} onChange={setUnackedOnly} />
       </PageHeader>
       <ErrorNote error={ack.error} title="Not acknowledged" />
-      <QueryView query={alerts} what="alerts">
-        {(list) =>
-          list.length === 0 ? (
-            <Empty>{unackedOnly ? 'No unacknowledged alert.' : 'No alert yet.'}</Empty>
-          ) : (
-            <table aria-label="Alerts">
-              <thead>
-                <tr>
-                  <th>Fired</th>
-                  <th>Unit</th>
-                  <th>Kind</th>
-                  <th>Period</th>
-                  <th className="num">Spent</th>
-                  <th className="num">Limit</th>
-                  <th>Message</th>
-                  <th>Acknowledged</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((a) => (
-                  <tr key={a.id}>
-                    <td>
-                      <Time iso={a.firedAt} />
-                    </td>
-                    <td>{a.unitName}</td>
-                    <td>{a.kind}</td>
-                    <td>{a.period}</td>
-                    <td className="num">{dollars(a.spentCents)}</td>
-                    <td className="num">{dollars(a.limitCents)}</td>
-                    <td>{a.message}</td>
-                    <td>
-                      {a.ackedAt ? (
-                        <span>
-                          <Time iso={a.ackedAt} /> {a.ackedBy ? `by ${a.ackedBy}` : ''}
-                        </span>
-                      ) : (
-                        <button type="button" className="secondary" disabled={ack.isPending} onClick={() => ack.mutate(a.id)} aria-label={`Acknowledge ${a.kind} alert of ${a.unitName}`}>
-                          Acknowledge
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
-      </QueryView>
+      <DataTable
+        label="Alerts"
+        query={alerts}
+        columns={alertColumns(ack)}
+        rows={alerts.data}
+        rowKey={(a) => a.id}
+        empty={unackedOnly ? 'No unacknowledged alert.' : 'No alert yet.'}
+      />
     </section>
   );
 }

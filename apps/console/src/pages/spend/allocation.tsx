@@ -1,13 +1,13 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../../api';
-import { Empty, PageHeader, QueryView } from '../../ui';
+import type { Schemas } from '../../api';
+import { EmptyState, PageHeader, QueryView } from '../../components/ui';
+import { useAllocation } from '../../queries/spend';
 import { dollars } from './common';
 
 type Row = Schemas['SpendAllocation']['rows'][number];
 
 /** Units in their tree (children under their parent), each with own and total spend, then the Unattributed row. */
 export default function AllocationPage() {
-  const report = useQuery({ queryKey: ['spend-allocation'], queryFn: () => unwrap(api.GET('/api/v1/spend/reports/allocation')) });
+  const report = useAllocation();
   return (
     <section>
       <PageHeader title="Allocation" />
@@ -17,7 +17,7 @@ export default function AllocationPage() {
             <p className="muted">
               {r.from} → {r.to} · metered total {dollars(r.totalMeteredCents)}
             </p>
-            {r.rows.length === 0 ? <Empty>No spend unit yet: every dollar is unattributed.</Empty> : null}
+            {r.rows.length === 0 ? <EmptyState>No spend unit yet: every dollar is unattributed.</EmptyState> : null}
             <table aria-label="Allocation">
               <thead>
                 <tr>

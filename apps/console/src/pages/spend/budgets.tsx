@@ -1,7 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { api, ApiError, unwrap, type Schemas } from '../../api';
-import { Empty, ErrorNote, Loading, PageHeader, QueryView, Time } from '../../ui';
+import { useState } from 'react';
+import type { Schemas } from '../../api';
+import { Time } from '../../components/figures';
+import { Field, Form } from '../../components/form';
+import { EmptyState, PageHeader, QueryView } from '../../components/ui';
+import { useSaveBudget, useSpendUnits, useUnitBudget, type BudgetInput } from '../../queries/spend';
 import { Bar, dollars, dollarsToCents, percentOf } from './common';
 
 type Unit = Schemas['SpendUnit'];
@@ -9,14 +11,14 @@ type Budget = Schemas['SpendBudget'];
 
 /** Each unit's budget: spent vs ceiling (month and day), ALERT or BLOCK, the gateway's enforcement state, bumps. */
 export default function BudgetsPage() {
-  const units = useQuery({ queryKey: ['spend-units'], queryFn: () => unwrap(api.GET('/api/v1/spend/units')) });
+  const units = useSpendUnits();
   return (
     <section>
       <PageHeader title="Budgets" />
       <QueryView query={units} what="spend units">
         {(list) =>
           list.length === 0 ? (
-            <Empty>No spend unit yet.</Empty>
+            <EmptyState>No spend unit yet.</EmptyState>
           ) : (
             <div className="stack">
               {list.map((u) => (
@@ -31,23 +33,15 @@ export default function BudgetsPage() {
 }
 
 function UnitBudget({ unit }: { unit: Unit }) {
-  const budget = useQuery({
-    queryKey: ['spend-budget', unit.id],
-    queryFn: async () => {
-      try {
-        return await unwrap(api.GET('/api/v1/spend/units/{id}/budget', { params: { path: { id: unit.id } } }));
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 404) return null;
-        throw err;
-      }
-    },
-  });
+  const budget = useUnitBudget(unit.id);
   return (
     <article className="card" aria-label={`Budget of ${unit.name}`}>
       <h2 style={{ marginTop: 0 }}>
         {unit.name} <span className="muted small">{unit.type}</span>
       </h2>
-      {budget.isPending ? <Loading what="the budget" /> : budget.error ? <ErrorNote error={budget.error} /> : <BudgetView unit={unit} budget={budget.data ?? null} />}
+      <QueryView query={budget} what="the budget">
+        {(b) => <BudgetView unit={unit} budget={b} />}
+      </QueryView>
     </article>
   );
 }
@@ -81,7 +75,7 @@ function BudgetView({ unit, budget }: { unit: Unit; budget: Budget | null }) {
           <Enforcement budget={budget} />
         </>
       ) : (
-        <p className="empty">No budget.</p>
+        <EmptyState>No budget.</EmptyState>
       )}
       <div className="row">
         <button type="button" className="secondary" onClick={() => setEditing(!editing)}>
@@ -122,107 +116,77 @@ function Enforcement({ budget }: { budget: Budget }) {
   );
 }
 
+/** Dollars as typed ("1200", "99.50") from a ceiling in cents ("" for none). */
+const typedDollars = (cents: number | string | null | undefined) => (cents == null ? '' : dollars(cents).replace(/[$,]/g, ''));
+
+/** The form's ceilings and threshold as the API takes them, or what is wrong with them. */
+function budgetInput(form: { monthly: string; daily: string; mode: 'ALERT' | 'BLOCK'; threshold: string }): BudgetInput | string {
+  const monthlyCents = form.monthly ? dollarsToCents(form.monthly) : null;
+  const dailyCents = form.daily ? dollarsToCents(form.daily) : null;
+  if ((form.monthly && monthlyCents === null) || (form.daily && dailyCents === null)) return 'Ceilings are amounts in dollars, e.g. 1200 or 99.50';
+  const alertThreshold = Number(form.threshold);
+  if (!/^\d+$/.test(form.threshold) || alertThreshold < 1 || alertThreshold > 100) return 'The alert threshold is a whole percent of the ceiling, 1 to 100';
+  return { monthlyCents, dailyCents, monthlyMode: form.mode, alertThreshold };
+}
+
 function BudgetForm({ unit, budget, onDone }: { unit: Unit; budget: Budget | null; onDone: () => void }) {
-  const queryClient = useQueryClient();
-  const [monthly, setMonthly] = useState(budget?.monthlyCents == null ? '' : dollars(budget.monthlyCents).replace(/[$,]/g, ''));
-  const [daily, setDaily] = useState(budget?.dailyCents == null ? '' : dollars(budget.dailyCents).replace(/[$,]/g, ''));
-  const [mode, setMode] = useState<'ALERT' | 'BLOCK'>(budget?.monthlyMode ?? 'ALERT');
-  const [threshold, setThreshold] = useState(budget ? String(budget.alertThreshold) : '80');
-  const [invalid, setInvalid] = useState<string | null>(null);
-  const save = useMutation({
-    mutationFn: (body: { monthlyCents: string | null; dailyCents: string | null; monthlyMode: 'ALERT' | 'BLOCK'; alertThreshold: number }) =>
-      unwrap(api.PUT('/api/v1/spend/units/{id}/budget', { params: { path: { id: unit.id } }, body: body as unknown as { monthlyCents: number } })),
-    onSuccess: (next) => {
-      queryClient.setQueryData(['spend-budget', unit.id], next);
-      onDone();
-    },
+  const [form, setForm] = useState({
+    monthly: typedDollars(budget?.monthlyCents),
+    daily: typedDollars(budget?.dailyCents),
+    mode: budget?.monthlyMode ?? ('ALERT' as 'ALERT' | 'BLOCK'),
+    threshold: budget ? String(budget.alertThreshold) : '80',
   });
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const monthlyCents = monthly ? dollarsToCents(monthly) : null;
-    const dailyCents = daily ? dollarsToCents(daily) : null;
-    if ((monthly && monthlyCents === null) || (daily && dailyCents === null)) {
-      setInvalid('Ceilings are amounts in dollars, e.g. 1200 or 99.50');
-      return;
-    }
-    const alertThreshold = Number(threshold);
-    if (!/^\d+$/.test(threshold) || alertThreshold < 1 || alertThreshold > 100) {
-      setInvalid('The alert threshold is a whole percent of the ceiling, 1 to 100');
-      return;
-    }
-    setInvalid(null);
-    save.mutate({ monthlyCents, dailyCents, monthlyMode: mode, alertThreshold });
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const { save } = useSaveBudget(unit.id, onDone);
+  const set = (field: 'monthly' | 'daily' | 'threshold') => (e: { target: { value: string } }) => setForm({ ...form, [field]: e.target.value });
+  function submit() {
+    const input = budgetInput(form);
+    setInvalid(typeof input === 'string' ? input : null);
+    if (typeof input !== 'string') save.mutate(input);
   }
   return (
-    <form className="inline-form" onSubmit={submit} aria-label={`Budget form of ${unit.name}`}>
-      <label>
-        Monthly ceiling ($)
-        <input inputMode="decimal" value={monthly} onChange={(e) => setMonthly(e.target.value)} />
-      </label>
-      <label>
-        Daily ceiling ($)
-        <input inputMode="decimal" value={daily} onChange={(e) => setDaily(e.target.value)} />
-      </label>
-      <label>
-        Mode
-        <select value={mode} onChange={(e) => setMode(e.target.value as 'ALERT' | 'BLOCK')}>
+    <Form label={`Budget form of ${unit.name}`} submission={save} onSubmit={submit} submit="Save budget" failed="Budget not saved">
+      <Field label="Monthly ceiling ($)">
+        <input inputMode="decimal" value={form.monthly} onChange={set('monthly')} />
+      </Field>
+      <Field label="Daily ceiling ($)">
+        <input inputMode="decimal" value={form.daily} onChange={set('daily')} />
+      </Field>
+      <Field label="Mode">
+        <select value={form.mode} onChange={(e) => setForm({ ...form, mode: e.target.value as 'ALERT' | 'BLOCK' })}>
           <option>ALERT</option>
           <option>BLOCK</option>
         </select>
-      </label>
-      <label>
-        Alert threshold (%)
-        <input inputMode="numeric" value={threshold} onChange={(e) => setThreshold(e.target.value)} />
-      </label>
-      <button type="submit" disabled={save.isPending}>
-        Save budget
-      </button>
-      {invalid ? <p className="field-error" role="alert">{invalid}</p> : null}
-      <ErrorNote error={save.error} title="Budget not saved" />
-    </form>
+      </Field>
+      <Field label="Alert threshold (%)">
+        <input inputMode="numeric" value={form.threshold} onChange={set('threshold')} />
+      </Field>
+      {invalid ? (
+        <p className="field-error" role="alert">
+          {invalid}
+        </p>
+      ) : null}
+    </Form>
   );
 }
 
 function BumpForm({ unit, onDone }: { unit: Unit; onDone: () => void }) {
-  const queryClient = useQueryClient();
-  const [amount, setAmount] = useState('');
-  const [until, setUntil] = useState('');
-  const [reason, setReason] = useState('');
-  const bump = useMutation({
-    mutationFn: (cents: string) =>
-      unwrap(
-        api.POST('/api/v1/spend/units/{id}/budget/bump', {
-          params: { path: { id: unit.id } },
-          body: { monthlyCents: cents as unknown as number, expiresAt: new Date(until).toISOString(), ...(reason ? { reason } : {}) },
-        }),
-      ),
-    onSuccess: (next) => {
-      queryClient.setQueryData(['spend-budget', unit.id], next);
-      onDone();
-    },
-  });
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    bump.mutate(dollarsToCents(amount) ?? amount);
-  }
+  const [form, setForm] = useState({ amount: '', until: '', reason: '' });
+  const { bump } = useSaveBudget(unit.id, onDone);
+  const set = (field: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [field]: e.target.value });
+  const submit = () =>
+    bump.mutate({ monthlyCents: dollarsToCents(form.amount) ?? form.amount, expiresAt: new Date(form.until).toISOString(), ...(form.reason ? { reason: form.reason } : {}) });
   return (
-    <form className="inline-form" onSubmit={submit} aria-label={`Bump of ${unit.name}`}>
-      <label>
-        Lifted monthly ceiling ($)
-        <input required inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} />
-      </label>
-      <label>
-        Until
-        <input required type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
-      </label>
-      <label>
-        Reason
-        <input value={reason} onChange={(e) => setReason(e.target.value)} />
-      </label>
-      <button type="submit" disabled={bump.isPending}>
-        Bump budget
-      </button>
-      <ErrorNote error={bump.error} title="Not bumped" />
-    </form>
+    <Form label={`Bump of ${unit.name}`} submission={bump} onSubmit={submit} submit="Bump budget" failed="Not bumped">
+      <Field label="Lifted monthly ceiling ($)">
+        <input required inputMode="decimal" value={form.amount} onChange={set('amount')} />
+      </Field>
+      <Field label="Until">
+        <input required type="datetime-local" value={form.until} onChange={set('until')} />
+      </Field>
+      <Field label="Reason">
+        <input value={form.reason} onChange={set('reason')} />
+      </Field>
+    </Form>
   );
 }

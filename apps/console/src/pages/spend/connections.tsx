@@ -1,7 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { api, unwrap, type Schemas } from '../../api';
-import { Empty, ErrorNote, PageHeader, QueryView, StatusBadge, Time } from '../../ui';
+import { useState } from 'react';
+import type { Schemas } from '../../api';
+import { Time } from '../../components/figures';
+import { Field, Form } from '../../components/form';
+import { EmptyState, ErrorNote, PageHeader, QueryView, StatusBadge, StatusNote } from '../../components/ui';
+import { useConnectionActions, useCreateConnection, useSpendConnections } from '../../queries/spend';
 
 type Connection = Schemas['SpendConnection'];
 type Provider = Connection['provider'];
@@ -14,11 +16,7 @@ const PROVIDERS: Provider[] = ['ANTHROPIC', 'OPENAI', 'CURSOR', 'COPILOT', 'LITE
  */
 export default function ConnectionsPage() {
   const [syncing, setSyncing] = useState<Set<string>>(new Set());
-  const connections = useQuery({
-    queryKey: ['spend-connections'],
-    queryFn: () => unwrap(api.GET('/api/v1/spend/connections')),
-    refetchInterval: syncing.size > 0 ? 250 : false,
-  });
+  const connections = useSpendConnections(syncing.size > 0);
   return (
     <section>
       <PageHeader title="Connections" />
@@ -26,7 +24,7 @@ export default function ConnectionsPage() {
       <QueryView query={connections} what="connections">
         {(list) =>
           list.length === 0 ? (
-            <Empty>No vendor connected yet.</Empty>
+            <EmptyState>No vendor connected yet: connect the first one above.</EmptyState>
           ) : (
             <div className="stack">
               {list.map((c) => (
@@ -52,39 +50,11 @@ export default function ConnectionsPage() {
 }
 
 function ConnectionCard({ connection: c, onSyncing }: { connection: Connection; onSyncing: (on: boolean) => void }) {
-  const queryClient = useQueryClient();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['spend-connections'] });
   const [replacing, setReplacing] = useState(false);
-  const [key, setKey] = useState('');
-  const sync = useMutation({
-    mutationFn: () => {
-      onSyncing(true);
-      return unwrap(api.POST('/api/v1/spend/connections/{id}/sync', { params: { path: { id: c.id } } }));
-    },
-    onSettled: () => {
-      onSyncing(false);
-      void refresh();
-    },
-  });
-  const probe = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/spend/connections/{id}/probe', { params: { path: { id: c.id } } })),
-    onSettled: () => void refresh(),
-  });
-  const replace = useMutation({
-    mutationFn: () => unwrap(api.PUT('/api/v1/spend/connections/{id}/key', { params: { path: { id: c.id } }, body: { adminKey: key } })),
-    onSuccess: () => {
-      setKey('');
-      setReplacing(false);
-    },
-    onSettled: () => void refresh(),
-  });
+  const { sync, probe, replaceKey } = useConnectionActions(c.id, { onSyncing, onKeyReplaced: () => setReplacing(false) });
   const done = c.syncChunksDone ?? 0;
   const total = c.syncChunksTotal ?? 0;
   const percent = total > 0 ? Math.round((done / total) * 100) : 0;
-  function submitKey(event: FormEvent) {
-    event.preventDefault();
-    replace.mutate();
-  }
   return (
     <article className="card" aria-label={`Connection ${c.label}`}>
       <div className="row">
@@ -124,68 +94,50 @@ function ConnectionCard({ connection: c, onSyncing }: { connection: Connection; 
         </button>
       </div>
       {sync.data ? (
-        <p role="status">
+        <StatusNote>
           Synced {sync.data.from} → {sync.data.to}: {sync.data.rowsWritten} rows written.
-        </p>
+        </StatusNote>
       ) : null}
-      {probe.data ? <p role="status">{probe.data.ok ? 'Probe passed: the key works.' : `Probe failed: ${probe.data.message ?? 'no message'}`}</p> : null}
+      {probe.data ? <StatusNote>{probe.data.ok ? 'Probe passed: the key works.' : `Probe failed: ${probe.data.message ?? 'no message'}`}</StatusNote> : null}
       <ErrorNote error={sync.error} title="Sync failed" />
       <ErrorNote error={probe.error} title="Probe failed" />
-      {replacing ? (
-        <form className="inline-form" onSubmit={submitKey} aria-label={`Replace key of ${c.label}`}>
-          <label>
-            New admin key
-            <input type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} />
-          </label>
-          <button type="submit" disabled={replace.isPending}>
-            Save key
-          </button>
-          <ErrorNote error={replace.error} title="Key not replaced" />
-        </form>
-      ) : null}
+      {replacing ? <ReplaceKeyForm label={c.label} replaceKey={replaceKey} /> : null}
     </article>
   );
 }
 
-function NewConnectionForm() {
-  const queryClient = useQueryClient();
-  const [provider, setProvider] = useState<Provider>('ANTHROPIC');
-  const [label, setLabel] = useState('');
-  const [adminKey, setAdminKey] = useState('');
-  const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/spend/connections', { body: { provider, label, adminKey } })),
-    onSuccess: () => {
-      setLabel('');
-      setAdminKey('');
-    },
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: ['spend-connections'] }),
-  });
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate();
-  }
+function ReplaceKeyForm({ label, replaceKey }: { label: string; replaceKey: ReturnType<typeof useConnectionActions>['replaceKey'] }) {
+  const [key, setKey] = useState('');
   return (
-    <form className="inline-form" onSubmit={submit} aria-label="New connection">
-      <label>
-        Provider
+    <Form label={`Replace key of ${label}`} submission={replaceKey} onSubmit={() => replaceKey.mutate(key, { onSuccess: () => setKey('') })} submit="Save key" failed="Key not replaced">
+      <Field label="New admin key">
+        <input type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} />
+      </Field>
+    </Form>
+  );
+}
+
+const BLANK = { label: '', adminKey: '' };
+
+function NewConnectionForm() {
+  const [provider, setProvider] = useState<Provider>('ANTHROPIC');
+  const [form, setForm] = useState(BLANK);
+  const create = useCreateConnection(() => setForm(BLANK));
+  return (
+    <Form label="New connection" submission={create} onSubmit={() => create.mutate({ provider, ...form })} submit="Connect" failed="Not connected">
+      <Field label="Provider">
         <select value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
           {PROVIDERS.map((p) => (
             <option key={p}>{p}</option>
           ))}
         </select>
-      </label>
-      <label>
-        Label
-        <input required value={label} onChange={(e) => setLabel(e.target.value)} />
-      </label>
-      <label>
-        Admin key
-        <input type="password" autoComplete="off" required value={adminKey} onChange={(e) => setAdminKey(e.target.value)} />
-      </label>
-      <button type="submit" disabled={create.isPending}>
-        Connect
-      </button>
-      <ErrorNote error={create.error} title="Not connected" />
-    </form>
+      </Field>
+      <Field label="Label">
+        <input required value={form.label} onChange={(e) => setForm({ ...form, label: e.target.value })} />
+      </Field>
+      <Field label="Admin key">
+        <input type="password" autoComplete="off" required value={form.adminKey} onChange={(e) => setForm({ ...form, adminKey: e.target.value })} />
+      </Field>
+    </Form>
   );
 }

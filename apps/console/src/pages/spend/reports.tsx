@@ -1,13 +1,13 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, unwrap, type Schemas } from '../../api';
+import type { Schemas } from '../../api';
+import { DataTable, type Column } from '../../components/data-table';
+import { Stats } from '../../components/figures';
+import { PageHeader, QueryView } from '../../components/ui';
 import { decimalText, formatCount } from '../../format';
-import { Empty, PageHeader, QueryView } from '../../ui';
+import { useOutcomes, usePnl, useReconcile, useSavings, type Window } from '../../queries/spend';
 import { dollars } from './common';
 import { SimulateForm } from './reports-simulate';
 import { WindowForm } from './usage';
-
-type Window = { from?: string; to?: string };
 
 /** A share in [0, 1] as exact decimal text ("0.1234") shown as a percentage ("12.34 %"), no float. */
 export function percentText(share: number | string): string {
@@ -26,13 +26,10 @@ export function percentText(share: number | string): string {
 export default function SpendReportsPage() {
   const [window, setWindow] = useState<Window>({});
   const [reconcileWindow, setReconcileWindow] = useState<Window>({});
-  const outcomes = useQuery({ queryKey: ['spend-outcomes', window], queryFn: () => unwrap(api.GET('/api/v1/spend/reports/outcomes', { params: { query: window } })) });
-  const savings = useQuery({ queryKey: ['spend-savings', window], queryFn: () => unwrap(api.GET('/api/v1/spend/reports/savings', { params: { query: window } })) });
-  const pnl = useQuery({ queryKey: ['spend-pnl', window], queryFn: () => unwrap(api.GET('/api/v1/spend/reports/pnl', { params: { query: window } })) });
-  const reconcile = useQuery({
-    queryKey: ['spend-reconcile', reconcileWindow],
-    queryFn: () => unwrap(api.GET('/api/v1/spend/reports/reconcile', { params: { query: reconcileWindow } })),
-  });
+  const outcomes = useOutcomes(window);
+  const savings = useSavings(window);
+  const pnl = usePnl(window);
+  const reconcile = useReconcile(reconcileWindow);
   return (
     <section>
       <PageHeader title="Spend reports" />
@@ -63,186 +60,143 @@ export default function SpendReportsPage() {
 
 const perOutcome = (cents: number | string | null | undefined) => (cents === null || cents === undefined ? '—' : dollars(cents));
 
+type Outcome = Schemas['SpendOutcomeReport']['rows'][number];
+type Saving = Schemas['SpendSavingsReport']['byModel'][number];
+type PnlRow = Schemas['SpendPnlReport']['rows'][number];
+type ReconcileRow = Schemas['SpendReconcileReport']['rows'][number];
+
+const OUTCOME_COLUMNS: Column<Outcome>[] = [
+  { header: 'Unit', cell: (row) => row.name },
+  { header: 'Type', cell: (row) => row.type },
+  { header: 'Outcomes', num: true, cell: (row) => formatCount(row.outcomes) },
+  { header: 'AI-assisted', num: true, cell: (row) => formatCount(row.aiAssisted) },
+  { header: 'Spend', num: true, cell: (row) => dollars(row.spendCents) },
+  { header: 'Cost per outcome', num: true, cell: (row) => perOutcome(row.costPerOutcomeCents) },
+];
+
 function Outcomes({ r }: { r: Schemas['SpendOutcomeReport'] }) {
   return (
     <>
-      <dl className="stats">
-        <div className="stat">
-          <dt>Outcomes</dt>
-          <dd data-testid="total-outcomes">{formatCount(r.totalOutcomes)}</dd>
-        </div>
-        <div className="stat">
-          <dt>AI-assisted</dt>
-          <dd>{formatCount(r.aiAssistedOutcomes)}</dd>
-        </div>
-        <div className="stat">
-          <dt>Unattributed</dt>
-          <dd>{formatCount(r.unattributedOutcomes)}</dd>
-        </div>
-        <div className="stat">
-          <dt>Spend</dt>
-          <dd data-testid="outcome-spend">{dollars(r.totalSpendCents)}</dd>
-        </div>
-        <div className="stat">
-          <dt>Cost per outcome</dt>
-          <dd data-testid="cost-per-outcome">{perOutcome(r.costPerOutcomeCents)}</dd>
-        </div>
-      </dl>
+      <Stats
+        items={[
+          { label: 'Outcomes', testId: 'total-outcomes', value: formatCount(r.totalOutcomes) },
+          { label: 'AI-assisted', value: formatCount(r.aiAssistedOutcomes) },
+          { label: 'Unattributed', value: formatCount(r.unattributedOutcomes) },
+          { label: 'Spend', testId: 'outcome-spend', value: dollars(r.totalSpendCents) },
+          { label: 'Cost per outcome', testId: 'cost-per-outcome', value: perOutcome(r.costPerOutcomeCents) },
+        ]}
+      />
       <p className="muted">
         {r.from} → {r.to}
       </p>
-      {r.rows.length === 0 ? (
-        <Empty>No spend unit yet.</Empty>
-      ) : (
-        <table aria-label="Outcomes per unit">
-          <thead>
-            <tr>
-              <th scope="col">Unit</th>
-              <th scope="col">Type</th>
-              <th scope="col" className="num">Outcomes</th>
-              <th scope="col" className="num">AI-assisted</th>
-              <th scope="col" className="num">Spend</th>
-              <th scope="col" className="num">Cost per outcome</th>
-            </tr>
-          </thead>
-          <tbody>
-            {r.rows.map((row) => (
-              <tr key={row.unitId}>
-                <td>{row.name}</td>
-                <td>{row.type}</td>
-                <td className="num">{formatCount(row.outcomes)}</td>
-                <td className="num">{formatCount(row.aiAssisted)}</td>
-                <td className="num">{dollars(row.spendCents)}</td>
-                <td className="num">{perOutcome(row.costPerOutcomeCents)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable label="Outcomes per unit" columns={OUTCOME_COLUMNS} rows={r.rows} rowKey={(row) => row.unitId} empty="No spend unit yet." />
     </>
   );
 }
 
+const SAVING_COLUMNS: Column<Saving>[] = [
+  {
+    header: 'Model',
+    cell: (m) => (
+      <>
+        {m.model} {m.priced ? null : <span className="badge badge-due">unpriced</span>}
+        {m.cacheRatesKnown ? null : <span className="muted small"> estimate (cache rate missing)</span>}
+      </>
+    ),
+  },
+  { header: 'Provider', cell: (m) => m.provider },
+  { header: 'Cache share', num: true, cell: (m) => percentText(m.cacheShare) },
+  { header: 'Input side as billed', num: true, cell: (m) => dollars(m.inputCostCents) },
+  { header: 'Without cache', num: true, cell: (m) => dollars(m.noCacheCostCents) },
+  { header: 'Saved', num: true, cell: (m) => dollars(m.savedCents) },
+];
+
 function Savings({ r }: { r: Schemas['SpendSavingsReport'] }) {
   return (
     <>
-      <dl className="stats">
-        <div className="stat">
-          <dt>Saved by caching</dt>
-          <dd data-testid="saved-total">{dollars(r.totals.savedCents)}</dd>
-        </div>
-        <div className="stat">
-          <dt>Input side as billed</dt>
-          <dd>{dollars(r.totals.inputCostCents)}</dd>
-        </div>
-        <div className="stat">
-          <dt>Without cache</dt>
-          <dd>{dollars(r.totals.noCacheCostCents)}</dd>
-        </div>
-        <div className="stat">
-          <dt>Cache share</dt>
-          <dd>{percentText(r.totals.cacheShare)}</dd>
-        </div>
-      </dl>
+      <Stats
+        items={[
+          { label: 'Saved by caching', testId: 'saved-total', value: dollars(r.totals.savedCents) },
+          { label: 'Input side as billed', value: dollars(r.totals.inputCostCents) },
+          { label: 'Without cache', value: dollars(r.totals.noCacheCostCents) },
+          { label: 'Cache share', value: percentText(r.totals.cacheShare) },
+        ]}
+      />
       {r.unpricedModels.length > 0 ? (
         <p className="notice" role="note">
           Unpriced models (their tokens add no cents): {r.unpricedModels.join(', ')}
         </p>
       ) : null}
-      {r.byModel.length === 0 ? (
-        <Empty>No usage in this window.</Empty>
-      ) : (
-        <table aria-label="Savings by model">
-          <thead>
-            <tr>
-              <th scope="col">Model</th>
-              <th scope="col">Provider</th>
-              <th scope="col" className="num">Cache share</th>
-              <th scope="col" className="num">Input side as billed</th>
-              <th scope="col" className="num">Without cache</th>
-              <th scope="col" className="num">Saved</th>
-            </tr>
-          </thead>
-          <tbody>
-            {r.byModel.map((m) => (
-              <tr key={`${m.provider}:${m.model}`}>
-                <td>
-                  {m.model} {m.priced ? null : <span className="badge badge-due">unpriced</span>}
-                  {m.cacheRatesKnown ? null : <span className="muted small"> estimate (cache rate missing)</span>}
-                </td>
-                <td>{m.provider}</td>
-                <td className="num">{percentText(m.cacheShare)}</td>
-                <td className="num">{dollars(m.inputCostCents)}</td>
-                <td className="num">{dollars(m.noCacheCostCents)}</td>
-                <td className="num">{dollars(m.savedCents)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable label="Savings by model" columns={SAVING_COLUMNS} rows={r.byModel} rowKey={(m) => `${m.provider}:${m.model}`} empty="No usage in this window." />
     </>
   );
 }
 
+const PNL_COLUMNS: Column<PnlRow>[] = [
+  { header: 'Project', cell: (row) => row.name },
+  { header: 'Feature', cell: (row) => <code>{row.featureKey ?? '(deleted)'}</code> },
+  { header: 'Build cost', num: true, cell: (row) => dollars(row.buildCents) },
+  { header: 'Outcomes', num: true, cell: (row) => formatCount(row.outcomes) },
+  { header: 'Build per outcome', num: true, cell: (row) => perOutcome(row.buildPerOutcomeCents) },
+  { header: 'Revenue', num: true, cell: (row) => dollars(row.revenueCents) },
+  { header: 'Serve cost', num: true, cell: (row) => dollars(row.serveCostCents) },
+  { header: 'Serve margin', num: true, cell: (row) => dollars(row.serveMarginCents) },
+  { header: 'Net', num: true, cell: (row) => dollars(row.netCents) },
+];
+
 function Pnl({ r }: { r: Schemas['SpendPnlReport'] }) {
+  const totals = (
+    <tr>
+      <th scope="row" colSpan={2}>
+        Total
+      </th>
+      <td className="num">{dollars(r.totalBuildCents)}</td>
+      <td />
+      <td />
+      <td className="num">{dollars(r.totalRevenueCents)}</td>
+      <td className="num">{dollars(r.totalServeCostCents)}</td>
+      <td />
+      <td className="num" data-testid="pnl-net">
+        {dollars(r.totalNetCents)}
+      </td>
+    </tr>
+  );
   return (
     <>
-      {r.rows.length === 0 ? (
-        <Empty>No PROJECT unit is linked to a feature.</Empty>
-      ) : (
-        <table aria-label="Feature P&L">
-          <thead>
-            <tr>
-              <th scope="col">Project</th>
-              <th scope="col">Feature</th>
-              <th scope="col" className="num">Build cost</th>
-              <th scope="col" className="num">Outcomes</th>
-              <th scope="col" className="num">Build per outcome</th>
-              <th scope="col" className="num">Revenue</th>
-              <th scope="col" className="num">Serve cost</th>
-              <th scope="col" className="num">Serve margin</th>
-              <th scope="col" className="num">Net</th>
-            </tr>
-          </thead>
-          <tbody>
-            {r.rows.map((row) => (
-              <tr key={row.unitId}>
-                <td>{row.name}</td>
-                <td>
-                  <code>{row.featureKey ?? '(deleted)'}</code>
-                </td>
-                <td className="num">{dollars(row.buildCents)}</td>
-                <td className="num">{formatCount(row.outcomes)}</td>
-                <td className="num">{perOutcome(row.buildPerOutcomeCents)}</td>
-                <td className="num">{dollars(row.revenueCents)}</td>
-                <td className="num">{dollars(row.serveCostCents)}</td>
-                <td className="num">{dollars(row.serveMarginCents)}</td>
-                <td className="num">{dollars(row.netCents)}</td>
-              </tr>
-            ))}
-          </tbody>
-          <tfoot>
-            <tr>
-              <th scope="row" colSpan={2}>
-                Total
-              </th>
-              <td className="num">{dollars(r.totalBuildCents)}</td>
-              <td />
-              <td />
-              <td className="num">{dollars(r.totalRevenueCents)}</td>
-              <td className="num">{dollars(r.totalServeCostCents)}</td>
-              <td />
-              <td className="num" data-testid="pnl-net">
-                {dollars(r.totalNetCents)}
-              </td>
-            </tr>
-          </tfoot>
-        </table>
-      )}
+      <DataTable label="Feature P&L" columns={PNL_COLUMNS} rows={r.rows} rowKey={(row) => row.unitId} empty="No PROJECT unit is linked to a feature." footer={totals} />
       {r.unlinkedProjects.length > 0 ? <p className="muted">Projects without a feature (left out of the totals): {r.unlinkedProjects.join(', ')}</p> : null}
     </>
   );
 }
+
+const RECONCILE_COLUMNS: Column<ReconcileRow>[] = [
+  { header: 'Provider', cell: (row) => row.provider },
+  {
+    header: 'Metered',
+    num: true,
+    cell: (row) => (
+      <>
+        {dollars(row.meteredCents)}
+        {row.meteredIsEstimate ? <span className="muted small"> estimate</span> : null}
+      </>
+    ),
+  },
+  { header: 'Vendor reported', num: true, cell: (row) => dollars(row.vendorReportedCents) },
+  {
+    header: 'Invoiced',
+    num: true,
+    cell: (row) => (
+      <>
+        {dollars(row.invoicedCents)}{' '}
+        <span className="muted small">
+          ({formatCount(row.invoiceCount)} {row.invoiceCount === 1 ? 'invoice' : 'invoices'})
+        </span>
+      </>
+    ),
+  },
+  { header: 'Metered − vendor', num: true, cell: (row) => dollars(row.meteredVsVendorCents) },
+  { header: 'Vendor − invoice', num: true, cell: (row) => (row.vendorVsInvoiceCents === null ? 'no invoice' : dollars(row.vendorVsInvoiceCents)) },
+];
 
 function Reconcile({ r }: { r: Schemas['SpendReconcileReport'] }) {
   return (
@@ -250,41 +204,7 @@ function Reconcile({ r }: { r: Schemas['SpendReconcileReport'] }) {
       <p className="muted">
         {r.from} → {r.to} (inclusive)
       </p>
-      {r.rows.length === 0 ? (
-        <Empty>Nothing metered, reported or invoiced in this window.</Empty>
-      ) : (
-        <table aria-label="Reconcile">
-          <thead>
-            <tr>
-              <th scope="col">Provider</th>
-              <th scope="col" className="num">Metered</th>
-              <th scope="col" className="num">Vendor reported</th>
-              <th scope="col" className="num">Invoiced</th>
-              <th scope="col" className="num">Metered − vendor</th>
-              <th scope="col" className="num">Vendor − invoice</th>
-            </tr>
-          </thead>
-          <tbody>
-            {r.rows.map((row) => (
-              <tr key={row.provider}>
-                <td>{row.provider}</td>
-                <td className="num">
-                  {dollars(row.meteredCents)}
-                  {row.meteredIsEstimate ? <span className="muted small"> estimate</span> : null}
-                </td>
-                <td className="num">{dollars(row.vendorReportedCents)}</td>
-                <td className="num">
-                  {dollars(row.invoicedCents)} <span className="muted small">
-                    ({formatCount(row.invoiceCount)} {row.invoiceCount === 1 ? 'invoice' : 'invoices'})
-                  </span>
-                </td>
-                <td className="num">{dollars(row.meteredVsVendorCents)}</td>
-                <td className="num">{row.vendorVsInvoiceCents === null ? 'no invoice' : dollars(row.vendorVsInvoiceCents)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable label="Reconcile" columns={RECONCILE_COLUMNS} rows={r.rows} rowKey={(row) => row.provider} empty="Nothing metered, reported or invoiced in this window." />
     </>
   );
 }

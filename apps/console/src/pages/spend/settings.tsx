@@ -1,18 +1,19 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import type { operations } from '@tally/client';
-import { api, unwrap, type Schemas } from '../../api';
-import { ErrorNote, PageHeader, QueryView } from '../../ui';
+import { useState } from 'react';
+import type { Schemas } from '../../api';
+import { Check, Field, Form } from '../../components/form';
+import { PageHeader, QueryView } from '../../components/ui';
+import { useSaveSpendSettings, useSpendSettings } from '../../queries/spend';
 
 type Settings = Schemas['SpendSettings'];
-type Update = operations['updateSpendSettings']['requestBody']['content']['application/json'];
+const NO_SECRETS = { slackWebhookUrl: '', webhookUrl: '', webhookSecret: '' };
+type Secret = keyof typeof NO_SECRETS;
 
 /**
  * Spend settings. Secrets (Slack webhook, generic webhook URL and its signing secret) are
  * write-only: the page shows "set" or "not set" and a field to replace them, never their value.
  */
 export default function SpendSettingsPage() {
-  const settings = useQuery({ queryKey: ['spend-settings'], queryFn: () => unwrap(api.GET('/api/v1/spend/settings')) });
+  const settings = useSpendSettings();
   return (
     <section>
       <PageHeader title="Spend settings" />
@@ -24,33 +25,22 @@ export default function SpendSettingsPage() {
 }
 
 function SettingsForm({ s }: { s: Settings }) {
-  const queryClient = useQueryClient();
-  const [alertEmails, setAlertEmails] = useState(s.alertEmails ?? '');
-  const [workerNotice, setWorkerNotice] = useState(s.workerNotice ?? '');
-  const [digestEnabled, setDigestEnabled] = useState(s.digestEnabled);
-  const [personLevelEnabled, setPersonLevelEnabled] = useState(s.personLevelEnabled);
-  const [secrets, setSecrets] = useState({ slackWebhookUrl: '', webhookUrl: '', webhookSecret: '' });
-  const save = useMutation({
-    mutationFn: () => {
-      const body: Update = { alertEmails: alertEmails || null, workerNotice: workerNotice || null, digestEnabled, personLevelEnabled };
-      // A secret is sent only when a replacement was typed; an empty field leaves it as it is.
-      for (const [k, v] of Object.entries(secrets)) if (v) (body as Record<string, unknown>)[k] = v;
-      return unwrap(api.PUT('/api/v1/spend/settings', { body }));
-    },
-    onSuccess: (next) => {
-      setSecrets({ slackWebhookUrl: '', webhookUrl: '', webhookSecret: '' });
-      queryClient.setQueryData(['spend-settings'], next);
-    },
-  });
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    save.mutate();
+  const [form, setForm] = useState({ alertEmails: s.alertEmails ?? '', workerNotice: s.workerNotice ?? '', digestEnabled: s.digestEnabled, personLevelEnabled: s.personLevelEnabled });
+  const [secrets, setSecrets] = useState(NO_SECRETS);
+  const save = useSaveSpendSettings(() => setSecrets(NO_SECRETS));
+  function submit() {
+    // A secret is sent only when a replacement was typed; an empty field leaves it as it is.
+    const typed = Object.fromEntries(Object.entries(secrets).filter(([, v]) => v));
+    save.mutate({ ...form, alertEmails: form.alertEmails || null, workerNotice: form.workerNotice || null, ...typed });
   }
-  const secret = (name: keyof typeof secrets, label: string, isSet: boolean) => (
-    <label>
-      <span>
-        {label}: <strong data-testid={`${name}-state`}>{isSet ? 'set' : 'not set'}</strong>
-      </span>
+  const secret = (name: Secret, label: string, isSet: boolean) => (
+    <Field
+      label={
+        <span>
+          {label}: <strong data-testid={`${name}-state`}>{isSet ? 'set' : 'not set'}</strong>
+        </span>
+      }
+    >
       <input
         type="password"
         autoComplete="off"
@@ -59,34 +49,21 @@ function SettingsForm({ s }: { s: Settings }) {
         value={secrets[name]}
         onChange={(e) => setSecrets({ ...secrets, [name]: e.target.value })}
       />
-    </label>
+    </Field>
   );
   return (
-    <form className="form-grid card" onSubmit={submit} aria-label="Spend settings">
-      <label>
-        Alert emails (comma-separated)
-        <input value={alertEmails} onChange={(e) => setAlertEmails(e.target.value)} />
-      </label>
-      <label>
-        Worker notice
-        <textarea value={workerNotice} onChange={(e) => setWorkerNotice(e.target.value)} />
-      </label>
-      <label className="check">
-        <input type="checkbox" checked={digestEnabled} onChange={(e) => setDigestEnabled(e.target.checked)} /> Weekly digest
-      </label>
-      <label className="check">
-        <input type="checkbox" checked={personLevelEnabled} onChange={(e) => setPersonLevelEnabled(e.target.checked)} /> Person-level attribution
-      </label>
+    <Form label="Spend settings" layout="grid" submission={save} onSubmit={submit} submit="Save settings" failed="Settings not saved" saved>
+      <Field label="Alert emails (comma-separated)">
+        <input value={form.alertEmails} onChange={(e) => setForm({ ...form, alertEmails: e.target.value })} />
+      </Field>
+      <Field label="Worker notice">
+        <textarea value={form.workerNotice} onChange={(e) => setForm({ ...form, workerNotice: e.target.value })} />
+      </Field>
+      <Check label="Weekly digest" checked={form.digestEnabled} onChange={(digestEnabled) => setForm({ ...form, digestEnabled })} />
+      <Check label="Person-level attribution" checked={form.personLevelEnabled} onChange={(personLevelEnabled) => setForm({ ...form, personLevelEnabled })} />
       {secret('slackWebhookUrl', 'Slack webhook', s.slackConfigured)}
       {secret('webhookUrl', 'Webhook URL', s.webhookConfigured)}
       {secret('webhookSecret', 'Webhook signing secret', s.webhookSigned)}
-      <div className="row">
-        <button type="submit" disabled={save.isPending}>
-          Save settings
-        </button>
-        {save.isSuccess ? <span role="status">Saved.</span> : null}
-      </div>
-      <ErrorNote error={save.error} title="Settings not saved" />
-    </form>
+    </Form>
   );
 }

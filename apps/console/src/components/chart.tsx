@@ -1,7 +1,7 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { formatCredits } from './format';
+import { formatCredits } from '../format';
 
 /** Room for a value axis' longest label (uPlot's fixed default clips "50,000"). */
 function axisSize(_self: uPlot, values: string[] | null): number {

@@ -1,0 +1,103 @@
+/**
+ * The console's one form: a labelled form whose submit button follows the mutation (disabled while
+ * it runs, "Saved." after), with the API's refusal shown where it belongs. The error envelope
+ * (`{ success: false, error: { code, message, fields?: [{ field, message }], requestId } }`) names
+ * the fields it refuses: a `Field` with that `name` shows its messages under the input; a refusal
+ * no Field of the form claims (a cross-field rule, a conflict) is shown above the button's row,
+ * with the message, every field message and the requestId.
+ */
+import { createContext, useContext, useRef, type FormEvent, type ReactNode } from 'react';
+import { ApiError } from '../api';
+import { ErrorNote } from './ui';
+
+/** What a form shows of its mutation: whether it runs, whether it succeeded, and how it failed. */
+export type Submission = { isPending: boolean; isSuccess?: boolean; error: unknown };
+
+/** The messages of the envelope's `fields[]` for `field` (and its nested fields, `field.x`). */
+export function fieldMessages(error: unknown, field: string): string[] {
+  if (!(error instanceof ApiError)) return [];
+  return error.fields.filter((f) => f.field === field || f.field.startsWith(`${field}.`)).map((f) => f.message);
+}
+
+type FormState = { error: unknown; names: Set<string> };
+const FormContext = createContext<FormState>({ error: null, names: new Set() });
+
+type FormProps = {
+  /** The form's accessible name. */
+  label: string;
+  submission: Submission;
+  onSubmit: () => void;
+  /** The submit button's text, and its text while the mutation runs (default: the same). */
+  submit: string;
+  pending?: string;
+  /** The title of the refusal ("Feature not created"). */
+  failed: string;
+  /** Says "Saved." once the mutation succeeded (settings forms that stay on the page). */
+  saved?: boolean;
+  /** `inline-form` (a row of fields, the default) or `form-grid card` (a settings form). */
+  layout?: 'inline' | 'grid';
+  /** Shown after the button (a hint, a price), before the refusal. */
+  after?: ReactNode;
+  children: ReactNode;
+};
+
+export function Form({ label, submission, onSubmit, submit, pending, failed, saved, layout = 'inline', after, children }: FormProps) {
+  // The names of this form's Fields, gathered as they render (before the refusal below them).
+  const names = useRef(new Set<string>()).current;
+  function handle(event: FormEvent) {
+    event.preventDefault();
+    onSubmit();
+  }
+  return (
+    <FormContext.Provider value={{ error: submission.error, names }}>
+      <form className={layout === 'grid' ? 'form-grid card' : 'inline-form'} onSubmit={handle} aria-label={label}>
+        {children}
+        <div className="row">
+          <button type="submit" disabled={submission.isPending}>
+            {submission.isPending && pending ? pending : submit}
+          </button>
+          {saved && submission.isSuccess ? <span role="status">Saved.</span> : null}
+          {after}
+        </div>
+        <Refusal title={failed} />
+      </form>
+    </FormContext.Provider>
+  );
+}
+
+/** The refusal no Field of the form shows, or a pointer to the fields that do. */
+function Refusal({ title }: { title: string }) {
+  const { error, names } = useContext(FormContext);
+  if (!error) return null;
+  const claimed = [...names].some((name) => fieldMessages(error, name).length > 0);
+  if (!claimed) return <ErrorNote error={error} title={title} />;
+  return <p className="muted small">{title}: see the messages above.</p>;
+}
+
+/** A labelled input; with `name`, the envelope's messages for that field show under it. */
+export function Field({ label, name, className, children }: { label: ReactNode; name?: string; className?: string; children: ReactNode }) {
+  const { error, names } = useContext(FormContext);
+  if (name) names.add(name);
+  return (
+    <label className={className}>
+      {label}
+      {children}
+      {name
+        ? fieldMessages(error, name).map((m) => (
+            <span key={m} className="field-error" role="alert">
+              {m}
+            </span>
+          ))
+        : null}
+    </label>
+  );
+}
+
+/** A checkbox with its label after it. */
+export function Check({ label, checked, onChange }: { label: ReactNode; checked: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <label className="check">
+      <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} /> {label}
+    </label>
+  );
+}

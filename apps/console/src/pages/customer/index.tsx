@@ -1,0 +1,74 @@
+import { useParams } from 'react-router';
+import type { Schemas } from '../../api';
+import { SubscriptionsTable, planNameOf } from '../../components/billing-tables';
+import { UsageTable } from '../../components/credit-views';
+import { Time } from '../../components/figures';
+import { EmptyState, PageHeader, QueryView } from '../../components/ui';
+import { useInvoices } from '../../queries/billing';
+import { useCustomerPools } from '../../queries/credits';
+import { useCustomer, useUsageReport } from '../../queries/customers';
+import { CustomerEntitlements } from './entitlements';
+import { CustomerInvoices } from './invoices';
+import { CustomerKeys } from './keys';
+import { Pool } from './pool';
+
+type Invoice = Schemas['Invoice'];
+
+/** A customer: subscriptions, invoices (mark paid), credit pools with their grants and ledger, keys. */
+export default function CustomerPage() {
+  const { customerId } = useParams() as { customerId: string };
+  const customer = useCustomer(customerId);
+  const invoices = useInvoices(customerId);
+  const usage = useUsageReport(customerId, customer.data?.customerReferenceId);
+  const pools = useCustomerPools(customerId);
+  return (
+    <QueryView query={customer} what="the customer">
+      {(c) => (
+        <section>
+          <PageHeader title={c.customerReferenceId} />
+          <p className="muted">
+            {[c.firstName, c.lastName].filter(Boolean).join(' ') || 'No name'} · {c.email ?? 'no e-mail'} · created <Time iso={c.createdAt} />
+          </p>
+          <h2>Subscriptions</h2>
+          <QueryView query={invoices} what="subscriptions">
+            {(list) => <SubscriptionsTable label="Subscriptions" subscriptions={subscriptionsOf(list)} />}
+          </QueryView>
+          <h2>Invoices</h2>
+          <QueryView query={invoices} what="invoices">
+            {(list) => <CustomerInvoices invoices={list} customerId={customerId} />}
+          </QueryView>
+          <h2>Entitlements</h2>
+          <CustomerEntitlements customerRef={c.customerReferenceId} planOf={(id) => planOfSubscription(invoices.data ?? [], id)} />
+          <h2>Usage this period</h2>
+          <QueryView query={usage} what="usage">
+            {(report) => <UsageTable report={report} />}
+          </QueryView>
+          <h2>Credit pools</h2>
+          <QueryView query={pools} what="credit pools">
+            {(list) =>
+              list.length === 0 ? (
+                <EmptyState>No credit pool.</EmptyState>
+              ) : (
+                list.map((p) => <Pool key={p.id} pool={p} projection={usage.data?.creditPools.find((x) => x.poolId === p.id)} asOf={usage.data?.asOf} />)
+              )
+            }
+          </QueryView>
+          <h2>Customer keys</h2>
+          <CustomerKeys customerRef={c.customerReferenceId} />
+        </section>
+      )}
+    </QueryView>
+  );
+}
+
+/** The customer's subscriptions, as the invoices carry them (the Admin API has no subscription list). */
+function subscriptionsOf(invoices: Invoice[]): NonNullable<Invoice['subscription']>[] {
+  const subscriptions = new Map<string, NonNullable<Invoice['subscription']>>();
+  for (const i of invoices) if (i.subscription && !subscriptions.has(i.subscription.id)) subscriptions.set(i.subscription.id, i.subscription);
+  return [...subscriptions.values()];
+}
+
+/** The plan of a subscription as its invoices name it. */
+function planOfSubscription(invoices: Invoice[], subscriptionId: string): string {
+  return planNameOf(invoices.find((i) => i.subscription?.id === subscriptionId)?.subscription?.plan);
+}

@@ -1,0 +1,46 @@
+import type { Schemas } from '../../api';
+import { InvoicesTable, isOpen } from '../../components/billing-tables';
+import { useConfirm } from '../../components/confirm-dialog';
+import { Money, Time } from '../../components/figures';
+import { ErrorNote } from '../../components/ui';
+import { useMarkInvoicePaid } from '../../queries/billing';
+
+type Invoice = Schemas['Invoice'];
+
+/** The customer's invoices; an open one can be marked paid (after a confirmation: it settles money). */
+export function CustomerInvoices({ invoices, customerId }: { invoices: Invoice[]; customerId: string }) {
+  const markPaid = useMarkInvoicePaid(customerId);
+  const { ask, dialog } = useConfirm();
+  const action = (i: Invoice) => {
+    if (isOpen(i)) {
+      const confirm = () =>
+        ask({
+          title: 'Mark this invoice paid?',
+          body: (
+            <>
+              <Money amount={i.amount} currency={i.currency} /> is recorded as received outside the processor; the subscription it bills goes on.
+            </>
+          ),
+          confirm: 'Mark paid',
+          onConfirm: () => markPaid.mutate(i.id),
+        });
+      return (
+        <button type="button" className="secondary" disabled={markPaid.isPending} onClick={confirm}>
+          Mark paid
+        </button>
+      );
+    }
+    return i.paidAt ? (
+      <span className="muted small">
+        paid <Time iso={i.paidAt} />
+      </span>
+    ) : null;
+  };
+  return (
+    <>
+      <ErrorNote error={markPaid.error} title="Not marked paid" />
+      <InvoicesTable invoices={invoices} showType action={action} />
+      {dialog}
+    </>
+  );
+}

@@ -1,0 +1,74 @@
+/** Customers: the list, one customer, its usage this period, its scoped keys and its entitlements. */
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api';
+import { useApiMutation, unwrapEmpty } from './mutation';
+
+/** Keys by customer id (Admin API) and by reference (the customer routes of the Client API). */
+export const customerKeys = {
+  all: ['customers'] as const,
+  detail: (customerId: string) => ['customers', customerId] as const,
+  usage: (customerId: string) => ['customers', customerId, 'usage'] as const,
+  byRef: (ref: string) => ['customer-ref', ref] as const,
+  keys: (ref: string) => ['customer-ref', ref, 'keys'] as const,
+  entitlements: (ref: string) => ['customer-ref', ref, 'entitlements'] as const,
+};
+
+export function useCustomers() {
+  return useQuery({ queryKey: customerKeys.all, queryFn: () => unwrap(api.GET('/api/v1/monetization/customers')) });
+}
+
+export function useCustomer(customerId: string) {
+  return useQuery({
+    queryKey: customerKeys.detail(customerId),
+    queryFn: () => unwrap(api.GET('/api/v1/monetization/customers/{id}', { params: { path: { id: customerId } } })),
+  });
+}
+
+/** Used against the limit per feature this period, and each pool's projection (read once the reference is known). */
+export function useUsageReport(customerId: string, ref: string | undefined) {
+  return useQuery({
+    queryKey: customerKeys.usage(customerId),
+    enabled: ref !== undefined,
+    queryFn: () => unwrap(api.GET('/api/v1/tanso/customers/{ref}/usage', { params: { path: { ref: ref! } } })),
+  });
+}
+
+export function useCustomerEntitlements(ref: string) {
+  return useQuery({
+    queryKey: customerKeys.entitlements(ref),
+    queryFn: () => unwrap(api.GET('/api/v1/tanso/customers/{ref}/entitlements', { params: { path: { ref }, query: { limit: 200 } } })),
+  });
+}
+
+export function useCustomerApiKeys(ref: string) {
+  return useQuery({
+    queryKey: customerKeys.keys(ref),
+    queryFn: () => unwrap(api.GET('/api/v1/tanso/customers/{ref}/keys', { params: { path: { ref }, query: { limit: 200 } } })),
+  });
+}
+
+export type KeyScope = 'read' | 'purchase';
+
+/** Issues a scoped key; `onIssued` gets the key, shown once. */
+export function useCreateCustomerApiKey(ref: string, onIssued: (apiKey: string) => void) {
+  return useApiMutation((scopes: KeyScope[]) => unwrap(api.POST('/api/v1/tanso/customers/{ref}/keys', { params: { path: { ref } }, body: { scopes } })), {
+    invalidates: [customerKeys.keys(ref)],
+    onSuccessOnly: true,
+    onSuccess: (issued) => onIssued(issued.apiKey),
+  });
+}
+
+/** Replaces a key: the old one stops working at once, the new one is shown once. */
+export function useRotateCustomerApiKey(ref: string, onIssued: (apiKey: string) => void) {
+  return useApiMutation(
+    (keyId: string) => unwrap(api.POST('/api/v1/tanso/customers/{ref}/keys/{keyId}/rotate', { params: { path: { ref, keyId } } })),
+    { invalidates: [customerKeys.keys(ref)], onSuccessOnly: true, onSuccess: (issued) => onIssued(issued.apiKey) },
+  );
+}
+
+export function useRevokeCustomerApiKey(ref: string) {
+  return useApiMutation((keyId: string) => unwrapEmpty(api.DELETE('/api/v1/tanso/customers/{ref}/keys/{keyId}', { params: { path: { ref, keyId } } })), {
+    invalidates: [customerKeys.keys(ref)],
+    onSuccessOnly: true,
+  });
+}

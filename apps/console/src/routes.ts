@@ -1,0 +1,90 @@
+/**
+ * The console's one route table: every path is written here once. The router (app.tsx, with each
+ * route's page from pages/index.ts, keyed by the route's name) and the navigation are both derived
+ * from it, and links to a detail page use `paths` (never a path literal).
+ *
+ * This file is data only (no JSX, no page imported), so the browser tests read it in Node.
+ */
+
+/** A module of the server that can be switched off (GET /public/v1/console); its pages hide then. */
+export type ModuleName = 'monetization' | 'build';
+export type SectionTitle = 'Monetization' | 'AI spend' | 'Account';
+/** Who may open the route: `operator` (signed in, inside the shell), `public` (no sign-in, no shell). */
+type Access = 'operator' | 'public';
+
+export type RouteDef = {
+  path: string;
+  title: string;
+  access: Access;
+  /** The navigation section listing the route; null: a page reached by a link (a detail page). */
+  section: SectionTitle | null;
+  module: ModuleName | null;
+};
+
+const page =
+  (section: SectionTitle | null, module: ModuleName | null) =>
+  (path: string, title: string): RouteDef => ({ path, title, access: 'operator', section, module });
+const money = page('Monetization', 'monetization');
+const spend = page('AI spend', 'build');
+const detail = page(null, 'monetization');
+
+export const ROUTES = {
+  login: { path: '/login', title: 'Sign in', access: 'public', section: null, module: null },
+  /** The customer portal: no admin login (it authenticates with the link's token). */
+  portal: { path: '/portal', title: 'Your account', access: 'public', section: null, module: null },
+  overview: money('/', 'Overview'),
+  features: money('/catalog/features', 'Features'),
+  plans: money('/catalog/plans', 'Plans'),
+  customers: money('/customers', 'Customers'),
+  events: money('/events', 'Events'),
+  credits: money('/credits', 'Credits'),
+  agent: money('/agent', 'Agent surface'),
+  payments: money('/payments', 'Payments'),
+  spendConnections: spend('/spend/connections', 'Connections'),
+  spendUsage: spend('/spend/usage', 'Usage'),
+  spendAllocation: spend('/spend/allocation', 'Allocation'),
+  spendBudgets: spend('/spend/budgets', 'Budgets'),
+  spendAlerts: spend('/spend/alerts', 'Alerts'),
+  spendReports: spend('/spend/reports', 'Reports'),
+  spendSettings: spend('/spend/settings', 'Spend settings'),
+  account: page('Account', null)('/account', 'Account & keys'),
+  plan: detail('/catalog/plans/:planId', 'Plan'),
+  customer: detail('/customers/:customerId', 'Customer'),
+} satisfies Record<string, RouteDef>;
+
+export type RouteName = keyof typeof ROUTES;
+
+/** A route's path with its `:params` filled in (each value URL-encoded). */
+function fill(pattern: string, params: Record<string, string>): string {
+  return pattern.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+}
+
+/** Links to the console's pages: `paths.customer(id)`, `paths.login(query)`. */
+export const paths = {
+  plan: (planId: string) => fill(ROUTES.plan.path, { planId }),
+  customer: (customerId: string) => fill(ROUTES.customer.path, { customerId }),
+  login: (query?: URLSearchParams) => (query ? `${ROUTES.login.path}?${query}` : ROUTES.login.path),
+  home: ROUTES.overview.path,
+  account: ROUTES.account.path,
+};
+
+export type NavEntry = { path: string; label: string; module: ModuleName | null };
+export type NavSection = { title: SectionTitle; entries: NavEntry[] };
+
+const SECTIONS: SectionTitle[] = ['Monetization', 'AI spend', 'Account'];
+
+/** The navigation: the routes that name a section, in the table's order. */
+export const NAV: NavSection[] = SECTIONS.map((title) => ({
+  title,
+  entries: Object.values(ROUTES as Record<string, RouteDef>)
+    .filter((r) => r.section === title)
+    .map((r) => ({ path: r.path, label: r.title, module: r.module })),
+}));
+
+/** The navigation without the sections of switched-off modules (all shown until the server says). */
+export function visibleNav(modules: Record<ModuleName, boolean> | undefined): NavSection[] {
+  return NAV.map((section) => ({
+    ...section,
+    entries: section.entries.filter((e) => e.module === null || (modules?.[e.module] ?? true)),
+  })).filter((section) => section.entries.length > 0);
+}
