@@ -18,7 +18,8 @@ import { describeViolations, findViolations, waitForSettled } from './a11y.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
 import { createTestAccount, startTestService, type StartOptions, type TestService } from '../../../packages/server/test/harness.js';
 
-export const CONSOLE_DIR = fileURLToPath(new URL('../dist', import.meta.url));
+/** The console build the server serves: apps/console/dist, or CONSOLE_DIST (a build of its own, e.g. `vite build --outDir /tmp/x`, so parallel work does not share one dist). */
+export const CONSOLE_DIR = process.env.CONSOLE_DIST ?? fileURLToPath(new URL('../dist', import.meta.url));
 const SCREENSHOT_DIR = fileURLToPath(new URL('../test-results', import.meta.url));
 
 
