@@ -110,6 +110,10 @@ export const insertPool = (db: Executor, { now, ...pool }: NewPool) =>
 export const findLink = (db: Executor, accountId: string, poolId: string, subscriptionId: string) =>
   db.selectFrom('credit_pool_links').selectAll().where('account_id', '=', accountId).where('credit_pool_id', '=', poolId).where('subscription_id', '=', subscriptionId).executeTakeFirst();
 
+/** A pool's links to subscriptions, oldest first. */
+export const listLinksOfPool = (db: Executor, accountId: string, poolId: string) =>
+  db.selectFrom('credit_pool_links').selectAll().where('account_id', '=', accountId).where('credit_pool_id', '=', poolId).orderBy('created_at').orderBy('subscription_id').execute();
+
 export const insertLink = (db: Executor, row: LinkRow) => db.insertInto('credit_pool_links').values(row).returningAll().executeTakeFirstOrThrow();
 
 export const deleteLink = (db: Executor, accountId: string, poolId: string, subscriptionId: string) =>

@@ -59,6 +59,8 @@ export function creditAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     const linkParams = z.object({ poolId: id, subscriptionId: id });
     app.post(`${base}/pools/:poolId/subscriptions/:subscriptionId`, { schema: { tags, operationId: 'linkCreditPool', summary: 'Link a pool to a subscription with a draw priority and optional draw limit', params: linkParams, querystring: LinkQuerySchema, response: { 201: envelopeSchema(LinkSchema) } } },
       async (request, reply) => reply.code(201).send(ok(await service.linkPool(ctx, accountIdOf(request), { ...request.params, ...request.query }))));
+    app.get(`${base}/pools/:poolId/subscriptions`, { schema: { tags, operationId: 'listCreditPoolLinks', summary: "A pool's links to subscriptions, oldest first", params: z.object({ poolId: id }), response: { 200: envelopeSchema(z.array(LinkSchema)) } } },
+      async (request) => ok(await service.listPoolLinks(ctx, accountIdOf(request), request.params.poolId)));
     app.delete(`${base}/pools/:poolId/subscriptions/:subscriptionId`, { schema: { tags, operationId: 'unlinkCreditPool', summary: 'Unlink a pool from a subscription', params: linkParams, response: { 200: emptyEnvelopeSchema } } },
       async (request) => okEmpty(await service.unlinkPool(ctx, accountIdOf(request), request.params.poolId, request.params.subscriptionId)));
     app.get(`${base}/pools/:poolId/grants`, { schema: { tags, operationId: 'listCreditPoolGrants', summary: "A pool's grants, oldest first", params: z.object({ poolId: id }), response: { 200: envelopeSchema(z.array(GrantSchema)) } } },

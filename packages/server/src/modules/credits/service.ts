@@ -152,6 +152,12 @@ export async function linkPool(ctx: AppContext, accountId: string, input: { pool
   }
 }
 
+/** A pool's links to subscriptions (draw priority, limit and what each has drawn), oldest first. */
+export async function listPoolLinks(ctx: AppContext, accountId: string, poolId: string) {
+  await getPool(ctx, accountId, poolId);
+  return (await repo.listLinksOfPool(ctx.db, accountId, poolId)).map(toLink);
+}
+
 export async function unlinkPool(ctx: AppContext, accountId: string, poolId: string, subscriptionId: string) {
   const result = await repo.deleteLink(ctx.db, accountId, poolId, subscriptionId);
   if (Number(result.numDeletedRows) === 0) throw notFound('Link not found');

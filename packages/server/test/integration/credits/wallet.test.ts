@@ -165,6 +165,8 @@ describe('credit wallets: plan credits, weighted draw-down, FIFO, priorities, li
     assert.equal(res.body.data.creditsDeducted, 50);
     assert.equal((await m.expectOk(m.admin('GET', `/credits/pools/${promo.id}`))).balance, 70, 'priority 1 first, up to its draw limit of 30');
     assert.equal((await m.expectOk(m.admin('GET', `/credits/pools/${soft.id}`))).balance, 80);
+    const links = await m.expectOk(m.admin('GET', `/credits/pools/${promo.id}/subscriptions`));
+    assert.deepEqual(links.map((l: any) => [l.subscriptionId, l.drawPriority, String(l.drawLimit), String(l.totalDrawn)]), [[sub.subscription.id, 1, '30', '30']], 'the pool lists its link with what it drew');
 
     // Soft pools: what they cannot cover stays billable usage, priced per unit.
     const big = await m.event({ customerReferenceId: 'w3', featureKey: 'ai.prio', usageUnits: 100, eventIdempotencyKey: 'w3-2' });
