@@ -2702,7 +2702,7 @@ export interface components {
                 currency: string;
                 subscriptions: number;
             }[];
-            /** @description Invoices past due per currency: PAST_DUE, or DUE with the due date passed */
+            /** @description Invoices past due per currency: PAST_DUE, or DUE with its due date plus the grace period passed */
             pastDueInvoices: {
                 amount: number;
                 currency: string;

@@ -176,6 +176,13 @@ export const dueRollovers = (db: Executor, now: Date, after: string | null = nul
     .$call(jobPage('subscriptions.id', after))
     .execute();
 
+/**
+ * A DUE invoice is past due once its due date plus its subscription's grace period has passed (§6.2):
+ * the one condition of the past-due job and of the overview's figure (an invoice due today is not
+ * past due seconds later). Needs `subscriptions` joined to the invoice.
+ */
+const graceExpired = (now: Date) => sql<boolean>`invoices.due_date + make_interval(days => subscriptions.grace_period_days) < ${now}`;
+
 export const overdueInvoices = (db: Executor, now: Date, after: string | null = null) =>
   db
     .selectFrom('invoices')
@@ -183,7 +190,7 @@ export const overdueInvoices = (db: Executor, now: Date, after: string | null = 
     .select(['invoices.account_id', 'invoices.id'])
     .where('invoices.status', '=', 'DUE')
     .where(billedHere('invoices.account_id'))
-    .where(sql<boolean>`invoices.due_date + make_interval(days => subscriptions.grace_period_days) < ${now}`)
+    .where(graceExpired(now))
     .$call(jobPage('invoices.id', after))
     .execute();
 
@@ -209,13 +216,17 @@ export const sumRecurringRevenue = (db: Executor, accountId: string) =>
     .orderBy('plans.currency')
     .execute();
 
-/** Per currency: invoices past due at `now` (PAST_DUE, or DUE with the due date passed), their count and Σ amount. */
+/**
+ * Per currency: invoices past due at `now` (PAST_DUE, or DUE with due date plus grace passed, which
+ * the next past-due job run makes PAST_DUE), their count and Σ amount.
+ */
 export const sumPastDueInvoices = (db: Executor, accountId: string, now: Date) =>
   db
     .selectFrom('invoices')
-    .where('account_id', '=', accountId)
-    .where((eb) => eb.or([eb('status', '=', 'PAST_DUE'), eb.and([eb('status', '=', 'DUE'), eb('due_date', '<', now)])]))
-    .select(['currency', sql<string>`count(*)::text`.as('invoices'), sql<string>`coalesce(sum(amount), 0)::text`.as('amount')])
-    .groupBy('currency')
-    .orderBy('currency')
+    .innerJoin('subscriptions', (j) => j.onRef('subscriptions.account_id', '=', 'invoices.account_id').onRef('subscriptions.id', '=', 'invoices.subscription_id'))
+    .where('invoices.account_id', '=', accountId)
+    .where((eb) => eb.or([eb('invoices.status', '=', 'PAST_DUE'), eb.and([eb('invoices.status', '=', 'DUE'), graceExpired(now)])]))
+    .select(['invoices.currency', sql<string>`count(*)::text`.as('invoices'), sql<string>`coalesce(sum(invoices.amount), 0)::text`.as('amount')])
+    .groupBy('invoices.currency')
+    .orderBy('invoices.currency')
     .execute();

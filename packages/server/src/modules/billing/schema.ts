@@ -86,6 +86,6 @@ export const BillingOverviewSchema = z
       .describe('Monthly recurring revenue per currency: Σ plan price ÷ interval months over the subscriptions that bill'),
     pastDueInvoices: z
       .array(z.object({ currency: z.string(), amount: decimalOutput, invoices: z.number().int() }))
-      .describe('Invoices past due per currency: PAST_DUE, or DUE with the due date passed'),
+      .describe('Invoices past due per currency: PAST_DUE, or DUE with its due date plus the grace period passed'),
   })
   .meta({ id: 'BillingOverview' });

@@ -42,6 +42,21 @@ describe('overview figures (admin)', () => {
     svc.clock.set(new Date('2026-03-10T12:00:00Z'));
   });
 
+  test('when an invoice was raised seconds ago then it is not past due; only once its due date plus grace has passed (issue 32)', async () => {
+    const pastDueAt = async (iso: string) => {
+      svc.clock.set(new Date(iso));
+      return (await m.expectOk(m.admin('GET', '/billing/overview'))).pastDueInvoices;
+    };
+    try {
+      // b's invoice is due at subscribe (2026-03-10T12:00Z) with the default 3 days of grace.
+      assert.deepEqual(await pastDueAt('2026-03-10T12:00:05Z'), [], 'seconds after it was raised');
+      assert.deepEqual(await pastDueAt('2026-03-13T12:00:00Z'), [], 'on the last instant of the grace period');
+      assert.deepEqual(await pastDueAt('2026-03-13T12:00:01Z'), [{ currency: 'USD', amount: 30, invoices: 1 }]);
+    } finally {
+      svc.clock.set(new Date('2026-03-10T12:00:00Z'));
+    }
+  });
+
   test('when events are grouped per day, feature and customer then counts and units are summed exactly', async () => {
     const byDay = await m.expectOk(m.api('GET', '/api/v1/tanso/events/grouped?groupBy=day&eventType=CLIENT_TRACKED'));
     assert.deepEqual(
