@@ -807,6 +807,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/client/subscriptions/{subscriptionId}/plan-change/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a plan change would answer now (the subscription after it and the prorated adjustment invoice), keeping nothing
+         * @description Same body, rules and refusals as plan-change: the change runs in a transaction that is rolled back, so the answer is the one plan-change would give at this instant (ids of the records it would create aside). Nothing is written, no processor is called. Where the processor drives billing the proration is its own: the preview shows the pending change and invoice null.
+         *
+         *     Customer keys: accepted with the `purchase` scope (403 without it); a customer named in the path or body must be the key's own.
+         */
+        post: operations["previewSubscriptionPlanChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/client/subscriptions/{subscriptionId}/plan-change/scheduled": {
         parameters: {
             query?: never;
@@ -8290,6 +8312,116 @@ export interface operations {
         };
     };
     changeSubscriptionPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    changeToPlanId: string;
+                    /** @enum {string} */
+                    changeType: "UPGRADE" | "DOWNGRADE";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            invoice: components["schemas"]["Invoice"] | null;
+                            subscription: components["schemas"]["Subscription"] | null;
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    previewSubscriptionPlanChange: {
         parameters: {
             query?: never;
             header?: never;

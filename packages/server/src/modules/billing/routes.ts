@@ -22,6 +22,9 @@ import * as service from './service.js';
 
 const tags = ['Subscriptions and billing'];
 
+/** A plan change's answer (and its preview's): the subscription after it, and the adjustment invoice when one is raised. */
+const PlanChangeResultSchema = z.object({ subscription: SubscriptionSchema.nullable(), invoice: InvoiceSchema.nullable() });
+
 /** Client API: subscribe, cancel, change plan, invoices and mark-paid. */
 export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -43,8 +46,13 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post(`${base}/subscriptions/:subscriptionId/plan-change`, {
       config: { customerKey: 'purchase' },
-      schema: { tags, operationId: 'changeSubscriptionPlan', summary: 'Upgrade now (prorated) or downgrade at period end', params: SubscriptionIdParamsSchema, body: PlanChangeRequestSchema, response: { 200: envelopeSchema(z.object({ subscription: SubscriptionSchema.nullable(), invoice: InvoiceSchema.nullable() })) } },
+      schema: { tags, operationId: 'changeSubscriptionPlan', summary: 'Upgrade now (prorated) or downgrade at period end', params: SubscriptionIdParamsSchema, body: PlanChangeRequestSchema, response: { 200: envelopeSchema(PlanChangeResultSchema) } },
     }, async (request) => ok(await service.changePlan(ctx, principalOf(request), request.params.subscriptionId, request.body)));
+
+    app.post(`${base}/subscriptions/:subscriptionId/plan-change/preview`, {
+      config: { customerKey: 'purchase' },
+      schema: { tags, operationId: 'previewSubscriptionPlanChange', summary: 'What a plan change would answer now (the subscription after it and the prorated adjustment invoice), keeping nothing', description: 'Same body, rules and refusals as plan-change: the change runs in a transaction that is rolled back, so the answer is the one plan-change would give at this instant (ids of the records it would create aside). Nothing is written, no processor is called. Where the processor drives billing the proration is its own: the preview shows the pending change and invoice null.', params: SubscriptionIdParamsSchema, body: PlanChangeRequestSchema, response: { 200: envelopeSchema(PlanChangeResultSchema) } },
+    }, async (request) => ok(await service.previewPlanChange(ctx, principalOf(request), request.params.subscriptionId, request.body)));
 
     app.delete(`${base}/subscriptions/:subscriptionId/plan-change/scheduled`, {
       config: { customerKey: 'read' },

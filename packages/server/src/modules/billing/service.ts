@@ -13,6 +13,7 @@ export {
   cancelSubscription,
   changePlan,
   getSubscriptionView,
+  previewPlanChange,
   subscribe,
   subscribeInTransaction,
   undoScheduledCancellation,

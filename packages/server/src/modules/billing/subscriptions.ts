@@ -1,6 +1,6 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/database.js';
-import { withTransaction } from '../../platform/db/transaction.js';
+import { withRolledBackTransaction, withTransaction } from '../../platform/db/transaction.js';
 import { AppError, invalid, notFound } from '../../platform/errors/app-error.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { isUuid, newId } from '../../platform/ids.js';
@@ -247,75 +247,105 @@ export async function undoScheduledCancellation(ctx: AppContext, principal: Prin
   if (elsewhere) await changeAtProcessor.call(ctx, principal.accountId, subscriptionId, { kind: 'undo_cancel' });
 }
 
+type PlanChangeInput = { changeToPlanId: string; changeType: 'UPGRADE' | 'DOWNGRADE' };
+
 /**
  * UPGRADE takes effect now: both in advance → an ADJUSTMENT invoice for the prorated difference;
  * in arrears → the plan swaps with no invoice. DOWNGRADE is scheduled for the period end, replacing
  * any other pending change. Mixing billing timings is refused.
  */
-export async function changePlan(ctx: AppContext, principal: Principal, subscriptionId: string, input: { changeToPlanId: string; changeType: 'UPGRADE' | 'DOWNGRADE' }) {
+export async function changePlan(ctx: AppContext, principal: Principal, subscriptionId: string, input: PlanChangeInput) {
   const now = ctx.clock.now();
-  const result = await withTransaction(ctx.db, async (tx) => {
-    const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
-    if (!subscription.is_active || subscription.ended_at) throw invalid('Only an active subscription can change plan');
-    const from = (await catalog.findPlan(tx, principal.accountId, subscription.plan_id))!;
-    const to = await findPlanByIdOrKey(tx, principal.accountId, input.changeToPlanId);
-    if (to.id === from.id) throw invalid(`Cannot ${input.changeType.toLowerCase()} to the same plan`);
-    if (to.status !== 'ACTIVE') throw invalid(`Cannot change to plan: status is ${to.status}, only ACTIVE plans accept subscriptions`);
-    if (to.billing_timing !== from.billing_timing) throw invalid('Cannot change between IN_ADVANCE and IN_ARREARS plans');
-    if (to.interval_months !== from.interval_months) throw invalid('Cannot change to a plan with a different intervalMonths');
-    if (to.currency !== from.currency) throw invalid('Cannot change to a plan with a different currency');
-    await repo.cancelPendingChanges(tx, principal.accountId, subscription.id);
-    // Where the processor drives billing, every change stays PENDING until the processor applies it
-    // (an upgrade once its proration invoice is paid, a downgrade when its period starts: external.ts).
-    const elsewhere = await processorDrivesSubscription.call(tx, principal.accountId, subscription.id);
-    const change = await repo.insertPlanChange(tx, {
-      id: newId(),
-      account_id: principal.accountId,
-      subscription_id: subscription.id,
-      type: input.changeType,
-      from_plan_id: from.id,
-      to_plan_id: to.id,
-      status: input.changeType === 'UPGRADE' && !elsewhere ? 'COMPLETED' : 'PENDING',
-      effective_at: input.changeType === 'UPGRADE' ? now : subscription.current_period_end,
-      created_at: now,
-    });
-    if (elsewhere) return { subscription, invoiceId: undefined, atProcessor: { changeId: change.id, toPlan: to } };
-    if (input.changeType === 'DOWNGRADE') return { subscription, invoiceId: undefined };
-    const swapped = await repo.updateSubscription(tx, { ...subscription, plan_id: to.id, modified_at: now });
-    let invoiceId: string | undefined;
-    if (from.billing_timing === 'IN_ADVANCE') {
-      const proration = computeUpgradeProration({
-        start: subscription.current_period_start,
-        end: subscription.current_period_end,
-        now,
-        oldPrice: Money.of(from.price_amount ?? '0', from.currency),
-        newPrice: Money.of(to.price_amount ?? '0', to.currency),
-      });
-      const { invoice } = await raiseInvoice(tx, {
-        subscription: swapped,
-        type: 'ADJUSTMENT',
-        status: 'DUE',
-        currency: to.currency,
-        dueDate: now,
-        period: { start: now, end: subscription.current_period_end },
-        lines: [
-          { description: `Credit from old plan: ${from.name ?? from.key}`, amount: proration.oldCredit.amount },
-          { description: `Credit from new plan: ${to.name ?? to.key}`, amount: proration.newCharge.amount },
-        ],
-        now,
-      });
-      invoiceId = invoice.id;
-    }
-    await onPlanChanged(tx, swapped, from, to, change.id, now);
-    return { subscription: swapped, invoiceId };
-  });
+  const result = await withTransaction(ctx.db, (tx) => applyPlanChange(tx, principal, subscriptionId, input, now));
   let invoiceId = result.invoiceId;
-  if ('atProcessor' in result && result.atProcessor) {
+  if (result.atProcessor) {
     const { changeId, toPlan } = result.atProcessor;
     ({ invoiceId } = await changeAtProcessor.call(ctx, principal.accountId, subscriptionId, { kind: 'plan_change', changeId, changeType: input.changeType, toPlan }));
   }
   const view = await subscribeResult(ctx, principal.accountId, result.subscription.id, invoiceId);
   return { subscription: view.subscription, invoice: view.invoice };
+}
+
+/**
+ * What changePlan would answer now, without keeping anything: the same rule runs in a transaction
+ * that is rolled back (its domain events' writes with it; no after-commit hook, no processor call).
+ * Where the processor drives billing, the change waits for it and its proration is the processor's:
+ * the preview shows the pending change and no invoice.
+ */
+export async function previewPlanChange(ctx: AppContext, principal: Principal, subscriptionId: string, input: PlanChangeInput) {
+  const now = ctx.clock.now();
+  return withRolledBackTransaction(ctx.db, async (tx) => {
+    const { subscription, invoiceId } = await applyPlanChange(tx, principal, subscriptionId, input, now);
+    const invoice = invoiceId ? await repo.findInvoice(tx, principal.accountId, invoiceId) : undefined;
+    return {
+      subscription: await toSubscriptionView(tx, (await repo.findSubscription(tx, principal.accountId, subscription.id))!),
+      invoice: invoice ? (await toInvoiceViews(tx, principal.accountId, [invoice]))[0]! : null,
+    };
+  });
+}
+
+type AppliedPlanChange = {
+  subscription: repo.SubscriptionRow;
+  invoiceId: string | undefined;
+  /** The change the processor is still to make (it drives this subscription's billing). */
+  atProcessor?: { changeId: string; toPlan: Plan };
+};
+
+/** The plan change rule inside the caller's transaction (the change and its preview both run it). */
+async function applyPlanChange(tx: Tx, principal: Principal, subscriptionId: string, input: PlanChangeInput, now: Date): Promise<AppliedPlanChange> {
+  const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
+  if (!subscription.is_active || subscription.ended_at) throw invalid('Only an active subscription can change plan');
+  const from = (await catalog.findPlan(tx, principal.accountId, subscription.plan_id))!;
+  const to = await findPlanByIdOrKey(tx, principal.accountId, input.changeToPlanId);
+  if (to.id === from.id) throw invalid(`Cannot ${input.changeType.toLowerCase()} to the same plan`);
+  if (to.status !== 'ACTIVE') throw invalid(`Cannot change to plan: status is ${to.status}, only ACTIVE plans accept subscriptions`);
+  if (to.billing_timing !== from.billing_timing) throw invalid('Cannot change between IN_ADVANCE and IN_ARREARS plans');
+  if (to.interval_months !== from.interval_months) throw invalid('Cannot change to a plan with a different intervalMonths');
+  if (to.currency !== from.currency) throw invalid('Cannot change to a plan with a different currency');
+  await repo.cancelPendingChanges(tx, principal.accountId, subscription.id);
+  // Where the processor drives billing, every change stays PENDING until the processor applies it
+  // (an upgrade once its proration invoice is paid, a downgrade when its period starts: external.ts).
+  const elsewhere = await processorDrivesSubscription.call(tx, principal.accountId, subscription.id);
+  const change = await repo.insertPlanChange(tx, {
+    id: newId(),
+    account_id: principal.accountId,
+    subscription_id: subscription.id,
+    type: input.changeType,
+    from_plan_id: from.id,
+    to_plan_id: to.id,
+    status: input.changeType === 'UPGRADE' && !elsewhere ? 'COMPLETED' : 'PENDING',
+    effective_at: input.changeType === 'UPGRADE' ? now : subscription.current_period_end,
+    created_at: now,
+  });
+  if (elsewhere) return { subscription, invoiceId: undefined, atProcessor: { changeId: change.id, toPlan: to } };
+  if (input.changeType === 'DOWNGRADE') return { subscription, invoiceId: undefined };
+  const swapped = await repo.updateSubscription(tx, { ...subscription, plan_id: to.id, modified_at: now });
+  let invoiceId: string | undefined;
+  if (from.billing_timing === 'IN_ADVANCE') {
+    const proration = computeUpgradeProration({
+      start: subscription.current_period_start,
+      end: subscription.current_period_end,
+      now,
+      oldPrice: Money.of(from.price_amount ?? '0', from.currency),
+      newPrice: Money.of(to.price_amount ?? '0', to.currency),
+    });
+    const { invoice } = await raiseInvoice(tx, {
+      subscription: swapped,
+      type: 'ADJUSTMENT',
+      status: 'DUE',
+      currency: to.currency,
+      dueDate: now,
+      period: { start: now, end: subscription.current_period_end },
+      lines: [
+        { description: `Credit from old plan: ${from.name ?? from.key}`, amount: proration.oldCredit.amount },
+        { description: `Credit from new plan: ${to.name ?? to.key}`, amount: proration.newCharge.amount },
+      ],
+      now,
+    });
+    invoiceId = invoice.id;
+  }
+  await onPlanChanged(tx, swapped, from, to, change.id, now);
+  return { subscription: swapped, invoiceId };
 }
 
 /**

@@ -92,6 +92,33 @@ export async function withTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Pr
   return result;
 }
 
+/** Thrown through a preview's transaction to roll it back; never leaves withRolledBackTransaction. */
+const ROLLBACK = Symbol('rollback');
+
+/**
+ * Runs fn in a transaction that always rolls back, and returns what fn returned: a preview that
+ * runs the very code of a change (so the preview and the change cannot disagree) and keeps none of
+ * it. Its after-commit callbacks are dropped, and it is never recorded under an Idempotency-Key
+ * (it commits nothing). fn must not call the network: nothing it does may outlive the rollback.
+ */
+export async function withRolledBackTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  let result: { value: T } | undefined;
+  try {
+    await db.transaction().execute(async (tx) => {
+      pending.set(tx, []);
+      try {
+        result = { value: await fn(tx) };
+      } finally {
+        pending.delete(tx);
+      }
+      throw ROLLBACK;
+    });
+  } catch (err) {
+    if (err !== ROLLBACK) throw err;
+  }
+  return result!.value;
+}
+
 /**
  * Runs `run` after the transaction `tx` commits: for effects outside the database (webhooks, mail),
  * which must not happen for a change that rolls back. Throws if `tx` is not a transaction opened by

@@ -33,6 +33,7 @@ const EXPECTED: Record<string, Access> = {
   'POST /api/v1/client/subscriptions/cancellation/:subscriptionId': 'read',
   'DELETE /api/v1/client/subscriptions/cancellation/:subscriptionId/scheduled': 'read',
   'POST /api/v1/client/subscriptions/:subscriptionId/plan-change': 'purchase',
+  'POST /api/v1/client/subscriptions/:subscriptionId/plan-change/preview': 'purchase',
   'DELETE /api/v1/client/subscriptions/:subscriptionId/plan-change/scheduled': 'read',
   'GET /api/v1/client/entitlements/:ref': 'read',
   'GET /api/v1/client/entitlements/:ref/:featureKey': 'read',
