@@ -9,7 +9,7 @@ import tally from './packages/server/eslint/module-boundaries.js';
  * through platform/hooks.ts (ADR 0004). Keep packages/server/src/modules/README.md in step.
  */
 export const MODULE_DEPENDENCIES = {
-  accounts: [],
+  accounts: ['settings'],
   health: [],
   catalog: [],
   customers: [],

@@ -1,14 +1,15 @@
 /**
  * The console's one way to the service: the generated core of `@tally/client` (types from
- * /v3/api-docs, so the pages and the API cannot drift), with the admin JWT added to every call
- * and a 401 turned into a clean return to the login page. The JWT lives in this module's memory
- * only: never localStorage or sessionStorage (a reload asks for the login again).
+ * /v3/api-docs, so the pages and the API cannot drift), authenticated by the console session's
+ * HttpOnly cookie (ADR 0034: a reload or a new tab stays signed in; scripts never see the cookie),
+ * with the session's CSRF token on every change and a 401 turned into a clean return to the login
+ * page.
  */
 import { createCore, parseJson, type components } from '@tally/client';
 
 export type Schemas = components['schemas'];
 
-let token: string | null = null;
+let csrfToken: string | null = null;
 let onUnauthorized: () => void = () => {};
 
 /**
@@ -38,20 +39,24 @@ export async function exactJsonFetch(input: Request, init?: RequestInit): Promis
 
 export const api = createCore({ baseUrl: window.location.origin, fetch: exactJsonFetch as typeof fetch });
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 api.use({
   onRequest({ request }) {
-    if (token && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${token}`);
+    // The session cookie goes by itself (same origin); a change carries the session's CSRF token (ADR 0034).
+    if (csrfToken && !SAFE_METHODS.has(request.method)) request.headers.set('x-csrf-token', csrfToken);
     return request;
   },
   onResponse({ response }) {
-    // A 401 while signed in means the JWT expired or was refused: back to the login page.
-    if (response.status === 401 && token) onUnauthorized();
+    // A 401 while signed in means the session ended (signed out elsewhere, expired, password changed): back to the login page.
+    if (response.status === 401 && csrfToken) onUnauthorized();
     return response;
   },
 });
 
-export function setToken(next: string | null): void {
-  token = next;
+/** The signed-in session's CSRF token (null: signed out). */
+export function setCsrfToken(next: string | null): void {
+  csrfToken = next;
 }
 
 export function setUnauthorizedHandler(handler: () => void): void {

@@ -1,35 +1,51 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
-import { setToken, setUnauthorizedHandler } from './api';
+import { api, setCsrfToken, setUnauthorizedHandler, unwrap, type Schemas } from './api';
 import { paths } from './routes';
 
-type Session = { token: string; username: string; /** Local clock time (ms) at which the JWT expires. */ endsAtMs: number };
+export type Session = {
+  username: string;
+  role: Schemas['OperatorSession']['user']['role'];
+  csrfToken: string;
+  /** Local clock time (ms) at which the session ends. */
+  endsAtMs: number;
+};
 type SignOutReason = 'signed-out' | 'expired';
 
 type Auth = {
   session: Session | null;
+  /** False until the first `GET /api/v1/session` has answered (a reload asks the server, not memory). */
+  ready: boolean;
   /** Why the last session ended (the login page says so when it expired). */
   endedBy: SignOutReason | null;
-  signIn(session: Session): void;
+  signIn(session: Schemas['OperatorSession']): void;
   signOut(reason: SignOutReason): void;
 };
 
 const AuthContext = createContext<Auth | null>(null);
 
+/** When a session ends on this browser's clock: the seconds the server says are left, counted from now. */
+function toSession(s: Schemas['OperatorSession']): Session {
+  const leftMs = (s.expiresInSeconds ?? 2 * 60 * 60) * 1000;
+  return { username: s.user.username, role: s.user.role, csrfToken: s.csrfToken ?? '', endsAtMs: Date.now() + leftMs };
+}
+
 /**
- * The admin session, in memory only. It ends at the JWT's expiresAt (2 hours after login) or at
- * the first 401, either way with a return to the login page that comes back to the same page.
+ * The operator's console session (ADR 0034): an HttpOnly cookie the server set at sign-in, so a
+ * reload or a new tab asks `GET /api/v1/session` and carries on. It ends at its expiry (2 hours
+ * after sign-in), at sign-out (ended on the server too) or at the first 401, with a return to the
+ * login page that comes back to the same page.
  */
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<Session | null>(null);
+  const [ready, setReady] = useState(false);
   const [endedBy, setEndedBy] = useState<SignOutReason | null>(null);
   const queryClient = useQueryClient();
 
-  // The page that was open is where RequireAuth sends the user back to after the next login.
-  const signOut = useCallback(
+  const clear = useCallback(
     (reason: SignOutReason) => {
-      setToken(null);
+      setCsrfToken(null);
       setSession(null);
       setEndedBy(reason);
       queryClient.clear();
@@ -37,38 +53,53 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     [queryClient],
   );
 
-  const signIn = useCallback((next: Session) => {
-    setToken(next.token);
-    setSession(next);
+  const signOut = useCallback(
+    (reason: SignOutReason) => {
+      // Ended on the server first, so the cookie is worth nothing even if it were copied.
+      if (reason === 'signed-out') void api.DELETE('/api/v1/session').finally(() => clear(reason));
+      else clear(reason);
+    },
+    [clear],
+  );
+
+  const signIn = useCallback((next: Schemas['OperatorSession']) => {
+    const s = toSession(next);
+    setCsrfToken(s.csrfToken);
+    setSession(s);
     setEndedBy(null);
   }, []);
 
-  useEffect(() => setUnauthorizedHandler(() => signOut('expired')), [signOut]);
+  useEffect(() => setUnauthorizedHandler(() => clear('expired')), [clear]);
+
+  // A reload or a new tab: the cookie (if any) says who is signed in.
+  useEffect(() => {
+    let live = true;
+    api
+      .GET('/api/v1/session')
+      .then(async (answer) => {
+        if (!live || !answer.response.ok) return;
+        const current = await unwrap(Promise.resolve(answer));
+        const s = toSession(current);
+        setCsrfToken(s.csrfToken);
+        setSession(s);
+      })
+      .catch(() => undefined)
+      .finally(() => live && setReady(true));
+    return () => {
+      live = false;
+    };
+  }, []);
 
   useEffect(() => {
     if (!session) return;
     const remainingMs = session.endsAtMs - Date.now();
-    // setTimeout holds at most ~24.8 days; a JWT lives 2 hours.
-    const timer = setTimeout(() => signOut('expired'), Math.max(0, Math.min(remainingMs, 2 ** 31 - 1)));
+    // setTimeout holds at most ~24.8 days; a session lives 2 hours.
+    const timer = setTimeout(() => clear('expired'), Math.max(0, Math.min(remainingMs, 2 ** 31 - 1)));
     return () => clearTimeout(timer);
-  }, [session, signOut]);
+  }, [session, clear]);
 
-  const value = useMemo(() => ({ session, endedBy, signIn, signOut }), [session, endedBy, signIn, signOut]);
+  const value = useMemo(() => ({ session, ready, endedBy, signIn, signOut }), [session, ready, endedBy, signIn, signOut]);
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
-}
-
-/**
- * When a JWT ends on this browser's clock: its lifetime (exp − iat, 2 hours) counted from now, so a
- * browser clock that differs from the server's neither ends the session early nor keeps it late.
- */
-export function sessionEndOf(token: string, expiresAt: string): number {
-  try {
-    const payload = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { iat?: number; exp?: number };
-    if (typeof payload.iat === 'number' && typeof payload.exp === 'number') return Date.now() + (payload.exp - payload.iat) * 1000;
-  } catch {
-    // not a JWT we can read: fall back to the server's expiresAt
-  }
-  return Date.parse(expiresAt);
 }
 
 export function useAuth(): Auth {
@@ -79,8 +110,9 @@ export function useAuth(): Auth {
 
 /** Renders its children when signed in; otherwise sends the user to the login page and back. */
 export function RequireAuth({ children }: { children: ReactNode }) {
-  const { session, endedBy } = useAuth();
+  const { session, ready, endedBy } = useAuth();
   const location = useLocation();
+  if (!ready) return <p className="muted" role="status">Loading…</p>;
   if (!session) {
     const params = new URLSearchParams({ next: location.pathname + location.search, ...(endedBy === 'expired' ? { expired: '1' } : {}) });
     return <Navigate to={paths.login(params)} replace />;

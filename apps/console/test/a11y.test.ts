@@ -30,6 +30,8 @@ describe('console: accessibility of every page in both themes, the keyboard, tim
     test(`when every page is opened in the ${scheme} theme then axe finds no serious or critical violation`, async () => {
       const { page } = c;
       await page.emulateMedia({ colorScheme: scheme });
+      // Signed out: the session cookie survives a reload (ADR 0034), so the login page needs none.
+      await page.context().clearCookies();
       await page.goto('/login');
       await page.getByRole('heading', { name: 'Sign in to Tally' }).waitFor();
       await c.checkA11y();
@@ -62,6 +64,7 @@ describe('console: accessibility of every page in both themes, the keyboard, tim
     const { page } = c;
     const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     await page.emulateMedia({ colorScheme: 'light' });
+    await page.context().clearCookies();
     await page.goto('/login');
     const theme = page.getByLabel('Theme');
     assert.equal(await background(), 'rgb(247, 247, 248)');
@@ -80,6 +83,7 @@ describe('console: accessibility of every page in both themes, the keyboard, tim
   test('when a person uses only the keyboard then they sign in, skip to the content and create a feature', async () => {
     const { page } = c;
     await page.emulateMedia({ colorScheme: 'light' });
+    await page.context().clearCookies();
     await page.goto('/login');
     await page.getByRole('heading', { name: 'Sign in to Tally' }).waitFor();
     const focused = () => page.evaluate(() => document.activeElement?.getAttribute('name') ?? document.activeElement?.textContent ?? '');

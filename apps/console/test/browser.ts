@@ -93,6 +93,8 @@ export async function openConsole(options: StartOptions = {}): Promise<ConsoleSe
       browser: opened,
       page,
       async signIn() {
+        // A fresh sign-in: the session cookie of an earlier one would skip the login page (ADR 0034).
+        await page.context().clearCookies();
         await page.goto('/');
         await page.getByLabel('Username').fill(account.username);
         await page.getByLabel('Password').fill(account.password);

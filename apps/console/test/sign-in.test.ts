@@ -21,7 +21,7 @@ describe('console: sign-in and the tenant key (browser)', () => {
     assert.match(await page.getByRole('alert').innerText(), /Invalid credentials/);
   });
 
-  test('when signed in then the page asked for opens, and the JWT is in no web storage', async () => {
+  test('when signed in then the page asked for opens, and the session is in no web storage', async () => {
     const { page } = c;
     await page.getByLabel('Password').fill(c.account.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -29,6 +29,21 @@ describe('console: sign-in and the tenant key (browser)', () => {
     assert.match(page.url(), /\/catalog\/features$/);
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
     assert.equal(stored, '{}{}');
+  });
+
+  test('when the page is reloaded or opened in a new tab then the operator stays signed in, and scripts cannot read the session cookie', async () => {
+    const { page } = c;
+    await page.reload();
+    await page.getByRole('heading', { name: 'Features' }).waitFor();
+    assert.match(page.url(), /\/catalog\/features$/);
+    assert.equal(await page.evaluate(() => document.cookie.includes('tally_session')), false, 'HttpOnly');
+    const [cookie] = (await page.context().cookies()).filter((k) => k.name === 'tally_session');
+    assert.equal(cookie?.httpOnly, true);
+    assert.equal(cookie?.sameSite, 'Strict');
+    const tab = await page.context().newPage();
+    await tab.goto('/catalog/plans');
+    await tab.getByRole('heading', { name: 'Plans' }).waitFor();
+    await tab.close();
   });
 
   test('when the tenant key is rotated then the new key is shown once, works, and the masked key follows', async () => {
@@ -87,5 +102,18 @@ describe('console: sign-in and the tenant key (browser)', () => {
     await page.getByLabel('Password').fill(c.account.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('cell', { name: 'api_calls' }).waitFor();
+  });
+
+  test('when the operator signs out then the session ends on the server: the old cookie is refused', async () => {
+    const { page, svc } = c;
+    const [cookie] = (await page.context().cookies()).filter((k) => k.name === 'tally_session');
+    assert.ok(cookie, 'signed in with a session cookie');
+    const asCookie = () => svc.http.get('/api/v1/session', { headers: { cookie: `tally_session=${cookie.value}` } });
+    assert.equal((await asCookie()).status, 200);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Tally' }).waitFor();
+    assert.equal((await asCookie()).status, 401);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to Tally' }).waitFor();
   });
 });

@@ -19,7 +19,7 @@ import { healthRoutes } from './modules/health/index.js';
 import { mcpRoutes } from './modules/mcp/index.js';
 import { paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes } from './modules/payments/index.js';
 import { portalRoutes } from './modules/portal/index.js';
-import { settingsAdminRoutes } from './modules/settings/index.js';
+import { recordAudit, settingsAdminRoutes } from './modules/settings/index.js';
 import { spendRoutes } from './modules/spend/index.js';
 import { usageAdminRoutes, usageClientRoutes } from './modules/usage/index.js';
 import type { AppContext } from './platform/context.js';
@@ -32,6 +32,8 @@ import { publicBaseUrl } from './platform/http/base-url.js';
 import { assertCleanStrings, assertScannedDepth, MAX_PATH_PARAM_LENGTH, mayHoldBadStrings, registerInputGuards } from './platform/http/input-guard.js';
 import { parseJson, scanJson, stringifyJson } from './platform/http/json.js';
 import type { CustomerScope } from './platform/http/principal.js';
+import { surfaceOf } from './platform/http/surfaces.js';
+import { operatorAccessOf, type OperatorAccess } from './platform/http/operator-access.js';
 import { allowedMethodsFrom } from './platform/http/route-methods.js';
 import { describeRouteForOpenApi, OPENAPI_DOCUMENT, openApiServers, withOptionalBodies, withoutUnusedComponents, withTextResponses } from './platform/http/openapi.js';
 
@@ -52,6 +54,8 @@ type RouteEntry = {
   customerKey: CustomerScope | null;
   /** Also open to customer portal tokens (`config.portal`, ADR 0025); null = only what customerKey says. */
   portal: 'read' | null;
+  /** The access an operator's role needs (ADR 0034); null on public routes. */
+  operatorAccess: OperatorAccess | null;
 };
 
 declare module 'fastify' {
@@ -149,6 +153,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
           hidden: Boolean((route.schema as { hide?: boolean })?.hide),
           customerKey: route.config?.customerKey ?? null,
           portal: route.config?.portal ?? null,
+          operatorAccess: surfaceOf(route.url) === 'open' || route.url.startsWith('/mcp') ? null : (route.config?.operatorAccess ?? operatorAccessOf(method, route.url)),
         });
       }
     }
@@ -156,7 +161,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
 
   registerAuth(
     app,
-    { resolveApiKey: (key) => accounts.resolveApiKey(ctx, key), verifyAdminToken: (t) => accounts.resolveAdminToken(ctx, t) },
+    {
+      resolveApiKey: (key) => accounts.resolveApiKey(ctx, key),
+      verifyAdminToken: (t) => accounts.resolveAdminToken(ctx, t),
+      resolveOperatorSession: (t) => accounts.resolveOperatorSession(ctx, t),
+      csrfTokenMatches: (sessionId, presented) => accounts.csrfTokenMatches(ctx.config.jwtSecret, sessionId, presented),
+    },
     config.modules,
   );
   // This node's boot (ADR 0033), registered once it listens: leases taken from then on name it.
@@ -168,6 +178,22 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     app.log.info({ nodeId: boot.nodeId, bootEpoch: boot.epoch }, 'node boot registered');
   });
   registerIdempotency(app, ctx.db, clock, ctx.secrets, () => boot);
+  // Who did what (ADR 0034): every change an operator makes through the API, after its answer, by
+  // route pattern and path parameters (never the body: it may hold secrets). Operator and settings
+  // changes also record their own entries in the change's transaction.
+  app.addHook('onResponse', async (request, reply) => {
+    const principal = request.principal;
+    const url = request.routeOptions.url;
+    if (principal?.kind !== 'admin' || !url || ['GET', 'HEAD', 'OPTIONS'].includes(request.method) || reply.statusCode >= 400) return;
+    if (request.routeOptions.config?.ownAudit) return;
+    await recordAudit(ctx.db, {
+      accountId: principal.accountId,
+      actor: `user:${principal.userId}`,
+      action: `${request.method} ${url}`,
+      details: { username: principal.username, params: request.params ?? {}, status: reply.statusCode },
+      now: clock.now(),
+    }).catch((err: unknown) => request.log.error({ err }, 'audit log write failed'));
+  });
 
   // `servers` names the origin the reader called (APP_PUBLIC_BASE_URL when set; X-Forwarded-* only with
   // APP_TRUST_PROXY), so Swagger UI's "Try it out" from another machine calls this service, not localhost.

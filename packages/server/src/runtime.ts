@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildAppOptions } from './app.js';
 import type { Config } from './config.js';
-import { purgeStaleLoginThrottles } from './modules/accounts/index.js';
+import { purgeStaleLoginThrottles, purgeStaleOperatorSessions } from './modules/accounts/index.js';
 import * as billing from './modules/billing/index.js';
 import * as credits from './modules/credits/index.js';
 import * as payments from './modules/payments/index.js';
@@ -63,6 +63,7 @@ export function jobsOf(ctx: AppContext): Job[] {
       cron: '30 3 * * *',
       run: async ({ now }) => {
         await purgeStaleLoginThrottles(ctx, now);
+        await purgeStaleOperatorSessions(ctx, now);
         await ctx.db.deleteFrom('job_runs').where('started_at', '<', new Date(now.getTime() - 30 * 86_400_000)).execute();
       },
     },

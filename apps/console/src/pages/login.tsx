@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api';
 import { paths } from '../routes';
-import { sessionEndOf, useAuth } from '../auth';
+import { useAuth } from '../auth';
 import { useConsoleInfo } from '../queries/account';
 import { ThemeSelect } from '../theme';
 import { ErrorNote } from '../components/ui';
@@ -13,7 +13,7 @@ function safeNext(next: string | null): string {
 }
 
 export function LoginPage() {
-  const { session, signIn } = useAuth();
+  const { session, ready, signIn } = useAuth();
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const info = useConsoleInfo();
@@ -24,14 +24,14 @@ export function LoginPage() {
   const next = safeNext(params.get('next'));
 
   if (session) return <Navigate to={next} replace />;
+  if (!ready) return <p className="muted" role="status">Loading…</p>;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      const login = await unwrap(api.POST('/public/v1/login', { body: { username, password } }));
-      signIn({ token: login.token, username, endsAtMs: sessionEndOf(login.token, login.expiresAt) });
+      signIn(await unwrap(api.POST('/public/v1/sessions', { body: { username, password } })));
       navigate(next, { replace: true });
     } catch (err) {
       setError(err);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  accessAfterChange,
   computeRetryAfterSeconds,
   pairDelayMs,
   PAIR_BASE_DELAY_MS,
@@ -45,4 +46,37 @@ test('when subjects are built then the pair is per lower-cased username and addr
   assert.equal(pair!.kind, 'pair');
   assert.notEqual(throttleSubjects('a|b', 'c')[0]!.subject, throttleSubjects('a', 'b|c')[0]!.subject);
   assert.notEqual(throttleSubjects('alice', '10.0.0.1')[0]!.subject, throttleSubjects('alice', '10.0.0.2')[0]!.subject);
+});
+
+const team = [
+  { id: 'o1', role: 'OWNER' as const, disabled: false },
+  { id: 'a1', role: 'ADMIN' as const, disabled: false },
+  { id: 'o2', role: 'OWNER' as const, disabled: true },
+];
+
+test('when the only active owner is demoted or disabled then the change is refused', () => {
+  assert.equal(accessAfterChange(team, 'o1', { role: 'ADMIN' }).ok, false);
+  assert.equal(accessAfterChange(team, 'o1', { disabled: true }).ok, false);
+});
+
+test('when another active owner exists then an owner may be demoted, with one audit action per change', () => {
+  const users = [...team, { id: 'o3', role: 'OWNER' as const, disabled: false }];
+  const r = accessAfterChange(users, 'o1', { role: 'VIEWER', disabled: true });
+  assert.ok(r.ok);
+  assert.equal(r.role, 'VIEWER');
+  assert.equal(r.disabled, true);
+  assert.deepEqual(r.actions.map((a) => a.action), ['user.role_changed', 'user.disabled']);
+});
+
+test('when a disabled owner is enabled then the account has two owners and nothing else changes', () => {
+  const r = accessAfterChange(team, 'o2', { disabled: false });
+  assert.ok(r.ok);
+  assert.equal(r.role, 'OWNER');
+  assert.deepEqual(r.actions, [{ action: 'user.enabled', details: {} }]);
+});
+
+test('when a change repeats the current state then it records no action', () => {
+  const r = accessAfterChange(team, 'a1', { role: 'ADMIN', disabled: false });
+  assert.ok(r.ok);
+  assert.deepEqual(r.actions, []);
 });

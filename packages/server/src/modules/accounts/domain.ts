@@ -1,3 +1,5 @@
+import type { OperatorRole } from '../../platform/http/operator-access.js';
+
 /**
  * Login throttling rules (pure; see README.md "Login throttling"). Two counters per attempt:
  *
@@ -59,4 +61,28 @@ export function throttleSubjects(username: string, ip: string): ThrottleSubject[
     { subject: `pair:${JSON.stringify([name, ip])}`, kind: 'pair' },
     { subject: `user:${name}`, kind: 'user' },
   ];
+}
+
+/**
+ * An operator's role or state change (ADR 0034), decided over all the account's users: an account
+ * keeps at least one active owner, so the last one can be neither demoted nor disabled. Returns the
+ * target's role and state after, and one audit action per thing that changed.
+ */
+export function accessAfterChange(
+  users: { id: string; role: OperatorRole; disabled: boolean }[],
+  userId: string,
+  change: { role?: OperatorRole | undefined; disabled?: boolean | undefined },
+):
+  | { ok: true; role: OperatorRole; disabled: boolean; actions: { action: string; details: Record<string, unknown> }[] }
+  | { ok: false; reason: string } {
+  const target = users.find((u) => u.id === userId);
+  if (!target) return { ok: false, reason: `User not found: ${userId}` };
+  const role = change.role ?? target.role;
+  const disabled = change.disabled ?? target.disabled;
+  const activeOwnersAfter = users.filter((u) => (u.id === userId ? role === 'OWNER' && !disabled : u.role === 'OWNER' && !u.disabled)).length;
+  if (activeOwnersAfter === 0) return { ok: false, reason: 'An account keeps at least one active owner: make another user owner first' };
+  const actions: { action: string; details: Record<string, unknown> }[] = [];
+  if (role !== target.role) actions.push({ action: 'user.role_changed', details: { from: target.role, to: role } });
+  if (disabled !== target.disabled) actions.push({ action: disabled ? 'user.disabled' : 'user.enabled', details: {} });
+  return { ok: true, role, disabled, actions };
 }

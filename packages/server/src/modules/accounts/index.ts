@@ -28,3 +28,4 @@ export {
   resolveApiKey,
   seedDevAccount,
 } from './service.js';
+export { csrfTokenMatches, purgeStaleOperatorSessions, resolveOperatorSession } from './sessions.js';

@@ -1,9 +1,11 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Principal } from '../../platform/http/principal.js';
 import type { CustomerScope } from '../../platform/http/principal.js';
 import { PAIR_FORGET_MS, THROTTLE_RETENTION_MS, USER_WINDOW_MS, type ThrottleKind, type ThrottleState } from './domain.js';
 import { tenantRows } from '../../platform/db/tenant-row.js';
+import type { OperatorRole } from '../../platform/http/operator-access.js';
+import type { OperatorSessionsTable } from './tables.js';
 
 export async function insertAccount(db: Executor, row: { id: string; name: string }) {
   await db.insertInto('accounts').values(row).execute();
@@ -21,9 +23,29 @@ export async function lockAccount(db: Executor, accountId: string) {
 
 export async function insertUser(
   db: Executor,
-  row: { id: string; account_id: string; username: string; password_hash: string },
+  row: { id: string; account_id: string; username: string; password_hash: string; role: OperatorRole; created_at?: Date },
 ) {
   await db.insertInto('users').values(row).execute();
+}
+
+/** The account's operators, oldest first. */
+export function listUsers(db: Executor, accountId: string) {
+  return tenantRows(db, 'users', accountId).orderBy('created_at').orderBy('id').execute();
+}
+
+/** Every operator of the account, locked: changes of role or state are serialised per account (the last owner stays). */
+export function lockUsers(db: Executor, accountId: string) {
+  return tenantRows(db, 'users', accountId).orderBy('id').forUpdate().execute();
+}
+
+/** Sets a user's role and state; disabling bumps its session version, which ends its sessions and JWTs. */
+export async function updateUserAccess(db: Executor, accountId: string, userId: string, change: { role: OperatorRole; disabledAt: Date | null; endSessions: boolean }) {
+  await db
+    .updateTable('users')
+    .set({ role: change.role, disabled_at: change.disabledAt, ...(change.endSessions ? { session_version: sql<number>`session_version + 1` } : {}) })
+    .where('account_id', '=', accountId)
+    .where('id', '=', userId)
+    .execute();
 }
 
 export function findUserByUsername(db: Executor, username: string) {
@@ -50,15 +72,42 @@ export async function updatePasswordHash(db: Executor, userId: string, passwordH
     .execute();
 }
 
-/** The user's current session version, or undefined when the user is gone. */
-export async function findSessionVersion(db: Executor, accountId: string, userId: string): Promise<number | undefined> {
-  const row = await db
+/** What decides whether a user's session still holds and what it may do; undefined when the user is gone. */
+export function findOperatorState(db: Executor, accountId: string, userId: string) {
+  return db
     .selectFrom('users')
-    .select('session_version')
+    .select(['session_version', 'role', 'username', 'disabled_at'])
     .where('account_id', '=', accountId)
     .where('id', '=', userId)
     .executeTakeFirst();
-  return row?.session_version;
+}
+
+export async function insertOperatorSession(db: Executor, row: Insertable<OperatorSessionsTable>) {
+  await db.insertInto('operator_sessions').values(row).execute();
+}
+
+/** The session with this token hash joined with its user's current state (one indexed read per request). */
+export function findOperatorSessionByHash(db: Executor, tokenHash: string) {
+  return db
+    .selectFrom('operator_sessions as s')
+    .innerJoin('users as u', (j) => j.onRef('u.id', '=', 's.user_id').onRef('u.account_id', '=', 's.account_id'))
+    .select(['s.id', 's.account_id', 's.user_id', 's.session_version', 's.expires_at', 's.ended_at', 'u.username', 'u.role', 'u.disabled_at', 'u.session_version as current_version'])
+    .where('s.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export function findOperatorSessionById(db: Executor, accountId: string, sessionId: string) {
+  return tenantRows(db, 'operator_sessions', accountId).where('id', '=', sessionId).executeTakeFirst();
+}
+
+export async function endOperatorSession(db: Executor, accountId: string, sessionId: string, now: Date) {
+  await db.updateTable('operator_sessions').set({ ended_at: now }).where('account_id', '=', accountId).where('id', '=', sessionId).where('ended_at', 'is', null).execute();
+}
+
+/** Sessions that ended or expired more than a day ago: nothing reads them again. */
+export async function deleteStaleOperatorSessions(db: Executor, now: Date) {
+  const before = new Date(now.getTime() - 24 * 60 * 60 * 1000);
+  await db.deleteFrom('operator_sessions').where((eb) => eb.or([eb('expires_at', '<', before), eb('ended_at', '<', before)])).execute();
 }
 
 export async function insertTenantKey(

@@ -11,12 +11,13 @@ import { dummyPasswordHash, hashPassword, verifyPassword } from '../../platform/
 import { computeRetryAfterSeconds, throttleSubjects } from './domain.js';
 import { forgetAccountKeys, keyCache } from './key-cache.js';
 import { resolvePortalToken } from './portal-sessions.js';
+import { openOperatorSession, SESSION_TTL_SECONDS, type OperatorUser } from './sessions.js';
 import * as repo from './repo.js';
 
 type CreateAccountInput = { accountName: string; username: string; password: string; apiKey?: string };
 
 /**
- * Creates an account with one admin login and one tenant key; returns the key's plaintext, which is
+ * Creates an account with one owner login and one tenant key; returns the key's plaintext, which is
  * never stored. Used by the bootstrap script and the dev seed (there is no public signup).
  */
 export async function createAccount(ctx: AppContext, input: CreateAccountInput) {
@@ -29,7 +30,7 @@ export async function createAccount(ctx: AppContext, input: CreateAccountInput) 
   await withTransaction(ctx.db, async (tx) => {
     if (await repo.findUserByUsername(tx, input.username)) throw new AppError('conflict', taken);
     await repo.insertAccount(tx, { id: accountId, name: input.accountName });
-    await repo.insertUser(tx, { id: newId(), account_id: accountId, username: input.username, password_hash: passwordHash });
+    await repo.insertUser(tx, { id: newId(), account_id: accountId, username: input.username, password_hash: passwordHash, role: 'OWNER', created_at: now });
     await repo.insertTenantKey(tx, {
       id: newId(),
       account_id: accountId,
@@ -46,11 +47,12 @@ export async function createAccount(ctx: AppContext, input: CreateAccountInput) 
 type LoginInput = { username: string; password: string; ip: string };
 
 /**
- * Verifies a login and issues a 2-hour JWT. Refuses with 429 and Retry-After, before the password is
- * checked, while the (username, address) pair is in its growing delay or the username has reached
- * its ceiling across addresses (policy: README.md "Login throttling").
+ * Verifies an operator's username and password. Refuses with 429 and Retry-After, before the password
+ * is checked, while the (username, address) pair is in its growing delay or the username has reached
+ * its ceiling across addresses (policy: README.md "Login throttling"); a disabled user, once its
+ * password is right, gets 403.
  */
-export async function login(ctx: AppContext, input: LoginInput) {
+async function verifyLogin(ctx: AppContext, input: LoginInput): Promise<OperatorUser> {
   const now = ctx.clock.now();
   const subjects = throttleSubjects(input.username, input.ip);
   const states = await repo.findThrottleStates(ctx.db, subjects.map((s) => s.subject));
@@ -67,12 +69,36 @@ export async function login(ctx: AppContext, input: LoginInput) {
     throw new AppError('unauthorized', 'Invalid credentials');
   }
   await repo.clearLoginFailures(ctx.db, subjects[0]!.subject);
+  if (user.disabled_at !== null) throw new AppError('forbidden', 'This login is disabled; an owner of the account can enable it');
+  return { id: user.id, accountId: user.account_id, username: user.username, role: user.role, sessionVersion: user.session_version };
+}
+
+/** `POST /public/v1/login`: a 2-hour JWT for scripts (the Admin API's bearer credential). */
+export async function login(ctx: AppContext, input: LoginInput) {
+  const user = await verifyLogin(ctx, input);
   const { token, expiresAt } = await signAdminToken(
     ctx.config.jwtSecret,
-    { userId: user.id, accountId: user.account_id, username: user.username, role: user.role, sessionVersion: user.session_version },
-    now,
+    { userId: user.id, accountId: user.accountId, username: user.username, role: user.role, sessionVersion: user.sessionVersion },
+    ctx.clock.now(),
   );
   return { token, type: 'Bearer' as const, expiresAt };
+}
+
+/** `POST /public/v1/sessions`: the console's sign-in, a session behind an HttpOnly cookie (sessions.ts). */
+export async function signIn(ctx: AppContext, input: LoginInput) {
+  const user = await verifyLogin(ctx, input);
+  const session = await openOperatorSession(ctx, user);
+  return {
+    token: session.token,
+    session: {
+      user: { id: user.id, username: user.username, role: user.role },
+      accountId: user.accountId,
+      via: 'cookie' as const,
+      csrfToken: session.csrfToken,
+      expiresAt: session.expiresAt,
+      expiresInSeconds: SESSION_TTL_SECONDS,
+    },
+  };
 }
 
 /**
@@ -144,10 +170,11 @@ export async function resolveApiKey(ctx: AppContext, key: string): Promise<Princ
 export async function resolveAdminToken(ctx: AppContext, token: string): Promise<Principal | null> {
   const claims = await verifyAdminToken(ctx.config.jwtSecret, token, ctx.clock.now());
   if (!claims) return null;
-  // One indexed read per Admin request: a password change (or a removed user) ends the session.
-  const current = await repo.findSessionVersion(ctx.db, claims.accountId, claims.userId);
-  if (current === undefined || current !== claims.sessionVersion) return null;
-  return { kind: 'admin', accountId: claims.accountId, userId: claims.userId, username: claims.username };
+  // One indexed read per Admin request: a password change, disabling (or a removed user) ends the
+  // session, and the role is the user's now, not the one the token was signed with.
+  const user = await repo.findOperatorState(ctx.db, claims.accountId, claims.userId);
+  if (!user || user.session_version !== claims.sessionVersion || user.disabled_at !== null) return null;
+  return { kind: 'admin', accountId: claims.accountId, userId: claims.userId, username: user.username, role: user.role };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { CreatedAt } from '../../platform/db/tables.js';
+import type { OperatorRole } from '../../platform/http/operator-access.js';
 
 /**
  * The accounts module's tables: tenants, their operators (users), API keys, customer-portal links and login throttling.
@@ -18,10 +19,24 @@ export interface UsersTable {
   account_id: string;
   username: string;
   password_hash: string;
-  role: Generated<'ADMIN'>;
-  /** Bumped by a password change; a JWT carries it as `ver` and must match. */
+  role: Generated<OperatorRole>;
+  /** Bumped by a password change or disabling; a JWT carries it as `ver` and must match. */
   session_version: Generated<number>;
   created_at: CreatedAt;
+  /** Set while the user is disabled: no login, no session (migration 0037). */
+  disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** A console session (migration 0037, ADR 0034): only the cookie token's hash is stored. */
+export interface OperatorSessionsTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  token_hash: string;
+  session_version: number;
+  created_at: Date;
+  expires_at: Date;
+  ended_at: Date | null;
 }
 
 export interface ApiKeysTable {
@@ -66,6 +81,7 @@ declare module '../../platform/db/tables.js' {
     users: UsersTable;
     api_keys: ApiKeysTable;
     portal_sessions: PortalSessionsTable;
+    operator_sessions: OperatorSessionsTable;
     login_throttle: LoginThrottleTable;
   }
 }

@@ -5,4 +5,4 @@
  */
 export type { AccountSettings } from './domain.js';
 export { settingsAdminRoutes } from './routes.js';
-export { findAccountSettingsBySlug, getAccountSettings, lockAccountSettings, setStripeMode } from './service.js';
+export { findAccountSettingsBySlug, getAccountSettings, lockAccountSettings, recordAudit, setStripeMode } from './service.js';

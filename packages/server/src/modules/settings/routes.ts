@@ -38,7 +38,7 @@ export function settingsAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/v1/tanso/account-settings', { schema: { tags, operationId: 'getAccountSettings', summary: 'The account settings (defaults until first saved)', response: { 200: envelopeSchema(AccountSettingsSchema) } } },
       async (request) => ok(toSettingsView(await service.getAccountSettings(ctx.db, accountIdOf(request)))));
-    app.patch('/api/v1/tanso/account-settings', { schema: { tags, operationId: 'updateAccountSettings', summary: 'Update account settings (only the fields sent)', description: PATCH_DESCRIPTION, body: SettingsPatchSchema, response: { 200: envelopeSchema(AccountSettingsSchema) } } },
+    app.patch('/api/v1/tanso/account-settings', { config: { ownAudit: true }, schema: { tags, operationId: 'updateAccountSettings', summary: 'Update account settings (only the fields sent)', description: PATCH_DESCRIPTION, body: SettingsPatchSchema, response: { 200: envelopeSchema(AccountSettingsSchema) } } },
       async (request) => {
         const admin = adminOf(request);
         return ok(toSettingsView(await service.updateAccountSettings(ctx, { accountId: admin.accountId, actor: `user:${admin.userId}`, patch: request.body })));

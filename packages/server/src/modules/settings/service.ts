@@ -131,3 +131,12 @@ function toAuditRow(accountId: string, actor: string, entry: AuditEntry, now: Da
 function toPlanFacts(row: Awaited<ReturnType<typeof findPlan>>): PlanFacts {
   return row ? { status: row.status, priceAmount: row.price_amount === null ? null : dec(row.price_amount) } : null;
 }
+
+/**
+ * Appends one entry to the account's audit log: who (`user:<id>`, `system`) did what. Called inside
+ * the transaction of the change it records where there is one (operators, settings), so a refused
+ * change records nothing.
+ */
+export async function recordAudit(db: Executor, entry: { accountId: string; actor: string; action: string; details: Record<string, unknown>; now: Date }) {
+  await repo.insertAuditRows(db, [{ id: newId(entry.now.getTime()), account_id: entry.accountId, actor: entry.actor, action: entry.action, details: toJsonb(entry.details), created_at: entry.now }]);
+}

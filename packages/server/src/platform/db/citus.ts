@@ -15,6 +15,7 @@ export const CITUS_REFERENCE_TABLES = [
   'users',
   'api_keys',
   'portal_sessions',
+  'operator_sessions',
   'account_settings',
   'spend_price_seed',
   'spend_price_seed_state',

@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   payment_required: { status: 402, meaning: 'Payment is required to complete this action.' },
   /** Authenticated, but this credential may not do this. */
   forbidden: { status: 403, meaning: 'The credential is not allowed to perform this action.' },
+  /** A state-changing request made with the console's session cookie lacks its CSRF token (ADR 0034). */
+  csrf_failed: { status: 403, meaning: 'The request lacks the session CSRF token (X-CSRF-Token).' },
   /** An agent-initiated charge exceeds the account's agent spend cap. */
   spend_cap_exceeded: { status: 403, meaning: 'The amount exceeds the agent spend cap.' },
   /** Unknown id, another tenant's resource, or unknown route. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import { classifyKey } from '../security/api-keys.js';
+import { operatorAccessOf, roleAllows } from './operator-access.js';
 import type { Principal } from './principal.js';
 import { MODULE_DISABLED_MESSAGES, moduleOf, surfaceOf, type ModuleName } from './surfaces.js';
 
@@ -10,11 +11,21 @@ export type Authenticator = {
   resolveApiKey(key: string): Promise<Principal | null>;
   /** The admin principal of a valid, unexpired JWT, or null. */
   verifyAdminToken(token: string): Promise<Principal | null>;
+  /** The operator of a live console session cookie, or null (ADR 0034). */
+  resolveOperatorSession(token: string): Promise<Principal | null>;
+  /** Whether `presented` is the CSRF token of the console session. */
+  csrfTokenMatches(sessionId: string, presented: string | undefined): boolean;
 };
+
+/** The console session cookie's name (ADR 0034). */
+export const SESSION_COOKIE = 'tally_session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Authenticates by surface (Client API and MCP: tenant or customer keys; Admin API: JWT only;
- * public: none), then applies the customer-key allow-list and the module switches.
+ * public: none; the console's session cookie on both API surfaces when no other credential is sent,
+ * with its CSRF token on state-changing calls), then applies the customer-key allow-list, the
+ * operator's role (ADR 0034) and the module switches.
  */
 export function registerAuth(
   app: FastifyInstance,
@@ -28,14 +39,17 @@ export function registerAuth(
     const preflight = request.method === 'OPTIONS' && request.routeOptions.config?.corsPreflight === true;
     if (surface !== 'open' && !preflight) {
       const credential = credentialOf(request);
-      if (!credential) throw new AppError('unauthorized', 'Authentication required');
-      request.principal =
-        surface === 'client'
-          ? await authenticateKey(auth, credential)
-          : await authenticateAdmin(auth, credential);
+      const cookie = credential || !path.startsWith('/api/v1/') ? null : cookieOf(request, SESSION_COOKIE);
+      if (!credential && !cookie) throw new AppError('unauthorized', 'Authentication required');
+      request.principal = cookie
+        ? await authenticateSession(auth, request, cookie)
+        : surface === 'client'
+          ? await authenticateKey(auth, credential!)
+          : await authenticateAdmin(auth, credential!);
       // From here on every line this request logs names its account.
       request.log = reply.log = request.log.child({ accountId: request.principal.accountId });
       if (request.principal.kind === 'customer') checkCustomerKeyAllowed(request, request.principal, path);
+      if (request.principal.kind === 'admin') checkOperatorAllowed(request, request.principal);
     }
     const module = moduleOf(path);
     if (module && !enabledModules[module]) throw new AppError('module_disabled', MODULE_DISABLED_MESSAGES[module]);
@@ -51,6 +65,41 @@ export function credentialOf(request: FastifyRequest): string | null {
   }
   const apiKey = request.headers['x-api-key'];
   return typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : null;
+}
+
+/** One cookie's value from the Cookie header, or null. */
+export function cookieOf(request: FastifyRequest, name: string): string | null {
+  const header = request.headers.cookie;
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim();
+      return value === '' ? null : value;
+    }
+  }
+  return null;
+}
+
+async function authenticateSession(auth: Authenticator, request: FastifyRequest, token: string): Promise<Principal> {
+  const principal = await auth.resolveOperatorSession(token);
+  if (!principal || principal.kind !== 'admin' || !principal.sessionId) throw new AppError('unauthorized', 'Session expired or signed out');
+  // A cookie rides along with any request the browser sends, so a change needs proof it came from the console.
+  if (!SAFE_METHODS.has(request.method)) {
+    const presented = request.headers['x-csrf-token'];
+    if (!auth.csrfTokenMatches(principal.sessionId, typeof presented === 'string' ? presented : undefined)) {
+      throw new AppError('csrf_failed', 'Missing or wrong X-CSRF-Token for this session: read it from GET /api/v1/session');
+    }
+  }
+  return principal;
+}
+
+function checkOperatorAllowed(request: FastifyRequest, principal: Extract<Principal, { kind: 'admin' }>) {
+  // Unknown routes (no pattern) go on to their 404.
+  const url = request.routeOptions.url;
+  if (!url) return;
+  const access = request.routeOptions.config?.operatorAccess ?? operatorAccessOf(request.method, url);
+  if (!roleAllows(principal.role, access)) throw new AppError('forbidden', 'Access denied');
 }
 
 async function authenticateKey(auth: Authenticator, credential: string): Promise<Principal> {

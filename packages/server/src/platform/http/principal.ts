@@ -1,11 +1,21 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
+import type { OperatorAccess, OperatorRole } from './operator-access.js';
 
 export type CustomerScope = 'read' | 'purchase';
 
 /** Who is calling. Every query a handler runs is scoped to `accountId`. */
 export type Principal =
-  | { kind: 'admin'; accountId: string; userId: string; username: string }
+  | {
+      kind: 'admin';
+      accountId: string;
+      userId: string;
+      username: string;
+      /** Read from the user's row on every request, so a role change applies at once (ADR 0034). */
+      role: OperatorRole;
+      /** Set when the credential is a console session cookie (not a bearer JWT). */
+      sessionId?: string;
+    }
   | { kind: 'tenant'; accountId: string; keyId: string }
   | {
       kind: 'customer';
@@ -39,6 +49,16 @@ declare module 'fastify' {
      * hook lets it through. The route itself answers only with CORS headers.
      */
     corsPreflight?: boolean;
+    /**
+     * The access an operator's role needs on this route (ADR 0034). Absent: derived from the method
+     * and URL pattern by platform/http/operator-access.ts (the usual case); set only to override it.
+     */
+    operatorAccess?: OperatorAccess;
+    /**
+     * The route writes its own audit-log entries in the change's transaction (settings, operators),
+     * so the after-response entry of every operator change (app.ts) is not written for it.
+     */
+    ownAudit?: boolean;
   }
 }
 
