@@ -1,5 +1,6 @@
 /**
- * Operator bootstrap: creates an account with an admin login and prints its tenant key once.
+ * Operator bootstrap: creates an account with its owner login (role OWNER, ADR 0034) and prints its
+ * tenant key once. The owner invites the rest of the team (console Users page, POST /api/v1/users).
  *   npm run bootstrap -- --username U [--account-name N]     (asks for the password, no echo)
  *   TALLY_BOOTSTRAP_PASSWORD=… npm run bootstrap -- --username U
  *   printf '%s\n' "$PW" | npm run bootstrap -- --username U
@@ -42,7 +43,7 @@ await runScript(async (ctx) => {
       password: values.password!,
     });
     console.log(`Account created: ${accountId}`);
-    console.log(`Admin login: ${username}`);
+    console.log(`Owner login: ${username} (role OWNER: invites the team in the console's Users page)`);
     console.log(`Tenant API key (shown once, store it now): ${apiKey}`);
     return 0;
   } catch (err) {

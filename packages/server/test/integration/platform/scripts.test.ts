@@ -55,7 +55,7 @@ describe('operator scripts (embedded database)', { skip: backend === 'postgres' 
       timeout: 120_000,
     });
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-    assert.match(run.stdout, /Admin login: root-ops\n/);
+    assert.match(run.stdout, /Owner login: root-ops \(role OWNER/);
     const key = /Tenant API key \(shown once, store it now\): (sk_test_[0-9a-f]{32})/.exec(run.stdout)?.[1];
     assert.ok(key, run.stdout);
     assert.equal(await keyExists(dir, key), 'TENANT');
@@ -69,8 +69,9 @@ describe('operator scripts (embedded database)', { skip: backend === 'postgres' 
     assert.equal(fromEnv.status, 0, fromEnv.stderr);
     const database = await openDatabase({ kind: 'pglite', dataDir: dir });
     try {
-      const users = await database.db.selectFrom('users').select(['username', 'password_hash']).orderBy('username').execute();
+      const users = await database.db.selectFrom('users').select(['username', 'password_hash', 'role']).orderBy('username').execute();
       assert.deepEqual(users.map((u) => u.username), ['env-ops', 'piped']);
+      assert.deepEqual(users.map((u) => u.role), ['OWNER', 'OWNER'], 'bootstrap creates the owner');
     } finally {
       await database.close();
     }
