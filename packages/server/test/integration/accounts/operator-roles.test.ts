@@ -95,6 +95,7 @@ const EXPECTED: Record<string, Access> = {
   'POST /api/v1/monetization/credits/pools/:poolId/subscriptions/:subscriptionId': 'billing',
   'DELETE /api/v1/monetization/credits/pools/:poolId/subscriptions/:subscriptionId': 'billing',
   'GET /api/v1/monetization/credits/pools/:poolId/grants': 'read',
+  'GET /api/v1/monetization/credits/pools/:poolId/subscriptions': 'read',
   'GET /api/v1/monetization/credits/pools/:poolId/transactions': 'read',
   'POST /api/v1/monetization/credits/grants': 'billing',
   'POST /api/v1/monetization/credits/deductions': 'billing',
