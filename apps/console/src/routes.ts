@@ -65,6 +65,8 @@ export const paths = {
   customer: (customerId: string) => fill(ROUTES.customer.path, { customerId }),
   login: (query?: URLSearchParams) => (query ? `${ROUTES.login.path}?${query}` : ROUTES.login.path),
   home: ROUTES.overview.path,
+  features: ROUTES.features.path,
+  plans: ROUTES.plans.path,
   account: ROUTES.account.path,
 };
 

@@ -28,28 +28,36 @@ describe('console: catalog plans (browser)', () => {
     assert.equal(await page.locator('.page-header .badge').innerText(), 'DRAFT');
     assert.match(await page.locator('.stat').nth(1).innerText(), /\$49\.90/);
 
-    await page.getByRole('button', { name: 'Activate plan' }).click();
+    const confirm = async (button: string) => {
+      await page.getByRole('button', { name: button }).first().click();
+      await page.getByRole('alertdialog').getByRole('button', { name: button }).click();
+    };
+    await confirm('Activate plan');
     const refusal = page.locator('.status-actions').getByRole('alert');
     await refusal.waitFor();
-    assert.match(await refusal.innerText(), /feature/i);
+    assert.match(await refusal.innerText(), /missing one part/);
+    assert.match(await refusal.innerText(), /At least one linked feature: link one under Features and rules/);
     assert.match(await refusal.innerText(), /requestId/);
     await c.screenshot('plan-activation-refused');
 
     const link = page.getByRole('form', { name: 'Link a feature' });
     await link.getByLabel('Feature').selectOption({ label: 'Messages (messages)' });
+    await link.getByLabel('Price per unit', { exact: true }).fill('0.01');
+    await link.getByLabel(/Usage limit/).fill('1000');
     await link.getByRole('button', { name: 'Link feature' }).click();
     const rules = page.getByRole('table', { name: 'Plan features' });
-    await rules.locator('pre').waitFor().catch(async () => { await c.screenshot('debug-link'); throw new Error(await page.locator('main').innerText()); });
-    assert.match(await rules.innerText(), /"price_per_unit": "0\.01"/);
-    assert.match(await rules.innerText(), /"max_usage": "1000"/);
+    await rules.locator('.rule-summary').waitFor();
+    assert.match(await rules.innerText(), /Usage price: \$0\.01 per units/);
+    assert.match(await rules.innerText(), /Limit: 1,000 units/);
+    assert.doesNotMatch(await rules.innerText(), /"/, 'no JSON strings');
 
-    await page.getByRole('button', { name: 'Activate plan' }).click();
+    await confirm('Activate plan');
     await page.getByRole('button', { name: 'Archive plan' }).waitFor();
     assert.equal(await page.locator('.page-header .badge').innerText(), 'ACTIVE');
     assert.equal(await page.locator('.status-actions').getByRole('alert').count(), 0, 'the refusal is gone');
     await c.screenshot('plan-active');
 
-    await page.getByRole('button', { name: 'Archive plan' }).click();
+    await confirm('Archive plan');
     await page.getByRole('button', { name: 'Reactivate plan' }).waitFor();
     await page.getByRole('link', { name: 'Plans' }).click();
     const row = page.getByRole('table', { name: 'Plans' }).getByRole('row', { name: /Pro/ });
@@ -58,7 +66,7 @@ describe('console: catalog plans (browser)', () => {
     assert.match(await row.innerText(), /pro\s+\$49\.90\s+1 mo · in advance\s+ARCHIVED/);
   });
 
-  test('when a rule is not valid JSON or refused by the API then the form says why', async () => {
+  test('when a rule is refused by the API then the message shows under its field and nothing is linked', async () => {
     const { page } = c;
     await page.getByRole('link', { name: 'Plans' }).click();
     const create = page.getByRole('form', { name: 'New plan' });
@@ -67,14 +75,12 @@ describe('console: catalog plans (browser)', () => {
     await page.getByRole('heading', { name: 'team' }).waitFor();
     const link = page.getByRole('form', { name: 'Link a feature' });
     await link.getByLabel('Feature').selectOption({ label: 'Seats (seats)' });
-    await link.getByLabel(/Rule/).fill('{ "pricing": ');
+    // A usage price left empty: the API names value.pricing.price_per_unit.
     await link.getByRole('button', { name: 'Link feature' }).click();
-    assert.match(await link.getByRole('alert').innerText(), /not valid JSON/);
-    await link.getByLabel(/Rule/).fill('{ "pricing": { "model": "usage", "price_per_unit": -1 } }');
-    await link.getByRole('button', { name: 'Link feature' }).click();
-    const refusal = link.getByRole('alert');
-    await refusal.getByText('requestId').waitFor();
-    assert.match(await refusal.innerText(), /Feature not linked/);
+    const inline = link.locator('label', { hasText: 'Price per unit' }).getByRole('alert');
+    await inline.waitFor();
+    assert.match(await inline.innerText(), /price_per_unit is required/);
+    assert.match(await link.innerText(), /Feature not linked/);
     assert.equal(await page.getByRole('table', { name: 'Plan features' }).count(), 0);
   });
 });

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { Schemas } from '../api';
 import { Check, Field, Form } from '../components/form';
+import { PlanPicker } from '../components/pickers';
 import { CopyButton, EmptyState, PageHeader, QueryView } from '../components/ui';
 import { useAccountSettings, usePricingJson, useSaveAccountSettings } from '../queries/account';
 
@@ -53,7 +54,7 @@ function bodyOf(form: ReturnType<typeof formOf>) {
 function SettingsForm({ s }: { s: Settings }) {
   const [form, setForm] = useState(() => formOf(s));
   const save = useSaveAccountSettings();
-  type Text = 'slug' | 'agentSignupDefaultPlanId' | 'agentSignupHourlyCap' | 'agentMaxTopupAmount';
+  type Text = 'slug' | 'agentSignupHourlyCap' | 'agentMaxTopupAmount';
   const input = (name: Text, inputMode?: 'numeric' | 'decimal') => (
     <input inputMode={inputMode} value={form[name]} onChange={(e) => setForm({ ...form, [name]: e.target.value })} />
   );
@@ -64,8 +65,8 @@ function SettingsForm({ s }: { s: Settings }) {
       </Field>
       <Check label="Public catalog (pricing.json)" checked={form.publicCatalogEnabled} onChange={(publicCatalogEnabled) => setForm({ ...form, publicCatalogEnabled })} />
       <Check label="Agent signup" checked={form.agentSignupEnabled} onChange={(agentSignupEnabled) => setForm({ ...form, agentSignupEnabled })} />
-      <Field label="Signup plan id (a free ACTIVE plan)" name="agentSignupDefaultPlanId">
-        {input('agentSignupDefaultPlanId')}
+      <Field label="Signup plan (a free ACTIVE plan)" name="agentSignupDefaultPlanId">
+        <PlanPicker statuses={['ACTIVE']} placeholder="None" value={form.agentSignupDefaultPlanId} onChange={(id) => setForm({ ...form, agentSignupDefaultPlanId: id })} />
       </Field>
       <Field label="Signups per hour" name="agentSignupHourlyCap">
         {input('agentSignupHourlyCap', 'numeric')}

@@ -1,12 +1,15 @@
 import { useState } from 'react';
+import { useConfirm } from '../components/confirm-dialog';
 import { DataTable, type Column } from '../components/data-table';
 import { Time } from '../components/figures';
-import { Field, Form } from '../components/form';
-import { PageHeader, StatusBadge } from '../components/ui';
-import { useCreateFeature, useFeatures } from '../queries/catalog';
+import { Check, Field, Form } from '../components/form';
+import { ErrorNote, PageHeader, StatusBadge } from '../components/ui';
+import { useCreateFeature, useDeleteFeature, useFeatures, useUpdateFeature } from '../queries/catalog';
 import type { Schemas } from '../api';
 
-const COLUMNS: Column<Schemas['Feature']>[] = [
+type Feature = Schemas['Feature'];
+
+const COLUMNS: Column<Feature>[] = [
   {
     header: 'Name',
     cell: (f) => (
@@ -22,36 +25,79 @@ const COLUMNS: Column<Schemas['Feature']>[] = [
   { header: 'Created', cell: (f) => <Time iso={f.createdAt} /> },
 ];
 
+/** Features: create one, edit one in place, delete one no plan or event uses (confirmed; the API refuses the rest). */
 export default function FeaturesPage() {
   const features = useFeatures();
+  const [editing, setEditing] = useState<string | null>(null);
+  const remove = useDeleteFeature();
+  const { ask, dialog } = useConfirm();
+  const actions: Column<Feature> = {
+    header: 'Actions',
+    hiddenHeader: true,
+    cell: (f) => (
+      <div className="row">
+        <button type="button" className="secondary" aria-label={`Edit ${f.name}`} onClick={() => setEditing(editing === f.id ? null : f.id)}>
+          Edit
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          aria-label={`Delete ${f.name}`}
+          onClick={() => ask({ title: `Delete ${f.name}?`, body: `The feature ${f.key} is removed from the catalog. A feature linked to a plan or with usage events cannot be deleted.`, confirm: 'Delete feature', onConfirm: () => remove.mutate(f.id) })}
+        >
+          Delete
+        </button>
+      </div>
+    ),
+  };
+  const focusNew = () => document.querySelector<HTMLInputElement>('form[aria-label="New feature"] input')?.focus();
   return (
     <section>
       <PageHeader title="Features" />
-      <NewFeatureForm />
-      <DataTable label="Features" query={features} columns={COLUMNS} rows={features.data} rowKey={(f) => f.id} empty="No features yet: create the first one above." />
+      <FeatureForm />
+      <ErrorNote error={remove.error} title="Feature not deleted" />
+      <DataTable
+        label="Features"
+        query={features}
+        columns={[...COLUMNS, actions]}
+        rows={features.data}
+        rowKey={(f) => f.id}
+        detail={(f) => (editing === f.id ? <FeatureForm feature={f} onDone={() => setEditing(null)} /> : null)}
+        empty="No features yet: a feature is what a plan sells and what usage events count. Create the first one with the form above."
+        next={{ label: 'Start with a name', onClick: focusNew }}
+      />
+      {dialog}
     </section>
   );
 }
 
-const BLANK = { name: '', key: '', description: '' };
+const BLANK = { name: '', key: '', description: '', isEnabled: true };
 
-function NewFeatureForm() {
-  const [form, setForm] = useState(BLANK);
+/** A new feature, or (with `feature`) the fields of one to change: only those that changed are sent. */
+function FeatureForm({ feature, onDone }: { feature?: Feature; onDone?: () => void }) {
+  const before = feature ? { name: feature.name, key: feature.key, description: feature.description ?? '', isEnabled: feature.isEnabled } : BLANK;
+  const [form, setForm] = useState(before);
   const create = useCreateFeature(() => setForm(BLANK));
-  const input = (name: keyof typeof BLANK, required = false) => (
+  const update = useUpdateFeature(feature?.id ?? '', () => onDone?.());
+  const texts = (['name', 'key', 'description'] as const).filter((k) => form[k].trim() !== before[k] || !feature);
+  const body = { ...Object.fromEntries(texts.map((k) => [k, form[k].trim() || (k === 'description' ? null : '')])), ...(form.isEnabled !== before.isEnabled ? { isEnabled: form.isEnabled } : {}) };
+  const submission = feature ? update : create;
+  const input = (name: 'name' | 'key' | 'description', required = false) => (
     <input name={name} required={required} value={form[name]} onChange={(e) => setForm({ ...form, [name]: e.target.value })} />
   );
   return (
     <Form
-      label="New feature"
-      submission={create}
-      onSubmit={() => create.mutate({ name: form.name, key: form.key, ...(form.description ? { description: form.description } : {}) })}
-      submit="Create feature"
-      failed="Feature not created"
+      label={feature ? `Edit ${feature.name}` : 'New feature'}
+      submission={submission}
+      onSubmit={() => (feature ? update.mutate(body) : create.mutate({ name: form.name, key: form.key, ...(form.description ? { description: form.description } : {}) }))}
+      submit={feature ? 'Save feature' : 'Create feature'}
+      failed={feature ? 'Feature not saved' : 'Feature not created'}
+      after={onDone ? <button type="button" className="secondary" onClick={onDone}>Cancel</button> : null}
     >
-      <Field label="Name">{input('name', true)}</Field>
-      <Field label="Key">{input('key', true)}</Field>
-      <Field label="Description">{input('description')}</Field>
+      <Field label="Name" name="name">{input('name', true)}</Field>
+      <Field label="Key" name="key">{input('key', true)}</Field>
+      <Field label="Description" name="description">{input('description')}</Field>
+      {feature ? <Check label="Enabled" checked={form.isEnabled} onChange={(isEnabled) => setForm({ ...form, isEnabled })} /> : null}
     </Form>
   );
 }

@@ -1,12 +1,11 @@
-import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import type { Schemas } from '../api';
 import { DataTable, type Column } from '../components/data-table';
 import { MaybeMoney, Time } from '../components/figures';
-import { Field, Form } from '../components/form';
 import { PageHeader, StatusBadge } from '../components/ui';
-import { useCreatePlan, usePlans } from '../queries/catalog';
+import { usePlans } from '../queries/catalog';
 import { paths } from '../routes';
+import { NewPlanForm } from './plan/plan-fields';
 
 type Plan = Schemas['Plan'];
 
@@ -26,47 +25,7 @@ export default function PlansPage() {
     <section>
       <PageHeader title="Plans" />
       <NewPlanForm />
-      <DataTable label="Plans" query={plans} columns={COLUMNS} rows={plans.data} rowKey={(p) => p.id} empty="No plans yet: create the first one above." />
+      <DataTable label="Plans" query={plans} columns={COLUMNS} rows={plans.data} rowKey={(p) => p.id} empty="No plans yet: create the first one with the form above (it starts as a DRAFT), then link features and activate it." />
     </section>
-  );
-}
-
-const BLANK = { key: '', name: '', description: '', priceAmount: '', intervalMonths: '1', billingTiming: 'IN_ADVANCE' };
-type PlanForm = typeof BLANK;
-
-function bodyOf(form: PlanForm) {
-  return {
-    key: form.key,
-    ...(form.name ? { name: form.name } : {}),
-    ...(form.description ? { description: form.description } : {}),
-    // The amount goes as typed, a decimal string (the API accepts one): never through a float.
-    ...(form.priceAmount ? { priceAmount: form.priceAmount as unknown as number } : {}),
-    ...(form.intervalMonths ? { intervalMonths: Number(form.intervalMonths) } : {}),
-    billingTiming: form.billingTiming as 'IN_ADVANCE' | 'IN_ARREARS',
-  };
-}
-
-function NewPlanForm() {
-  const navigate = useNavigate();
-  const [form, setForm] = useState(BLANK);
-  const create = useCreatePlan((plan) => navigate(paths.plan(plan.id)));
-  const set = (field: keyof PlanForm) => (e: { target: { value: string } }) => setForm({ ...form, [field]: e.target.value });
-  const input = (name: keyof PlanForm, inputMode?: 'decimal' | 'numeric') => (
-    <input name={name} required={name === 'key'} inputMode={inputMode} value={form[name]} onChange={set(name)} />
-  );
-  return (
-    <Form label="New plan" submission={create} onSubmit={() => create.mutate(bodyOf(form))} submit="Create plan" failed="Plan not created">
-      <Field label="Key">{input('key')}</Field>
-      <Field label="Name">{input('name')}</Field>
-      <Field label="Description">{input('description')}</Field>
-      <Field label="Price per period">{input('priceAmount', 'decimal')}</Field>
-      <Field label="Interval (months)">{input('intervalMonths', 'numeric')}</Field>
-      <Field label="Billing">
-        <select name="billingTiming" value={form.billingTiming} onChange={set('billingTiming')}>
-          <option value="IN_ADVANCE">In advance</option>
-          <option value="IN_ARREARS">In arrears</option>
-        </select>
-      </Field>
-    </Form>
   );
 }

@@ -2,7 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { paths } from '@tally/client';
 import { api, unwrap, type Schemas } from '../api';
-import { useApiMutation } from './mutation';
+import { useApiMutation, unwrapEmpty } from './mutation';
 
 export const catalogKeys = {
   features: ['features'] as const,
@@ -15,7 +15,11 @@ type Plan = Schemas['Plan'];
 /** The rule document as typed by the operator; the API validates it and answers field by field. */
 export type RuleValue = NonNullable<paths['/api/v1/monetization/rules/plan-features']['post']['requestBody']>['content']['application/json']['value'];
 type NewFeature = { name: string; key: string; description?: string };
+type FeatureChange = NonNullable<paths['/api/v1/monetization/features/{id}']['patch']['requestBody']>['content']['application/json'];
 type NewPlan = NonNullable<paths['/api/v1/monetization/plans']['post']['requestBody']>['content']['application/json'];
+type PlanChange = NonNullable<paths['/api/v1/monetization/plans/{id}']['patch']['requestBody']>['content']['application/json'];
+/** A rule as the editor sends it: which feature, whether enabled, its value and credit model. */
+export type RuleInput = { featureId: string; isEnabled: boolean; value: RuleValue; creditModelId: string | null };
 
 export function useFeatures() {
   return useQuery({ queryKey: catalogKeys.features, queryFn: () => unwrap(api.GET('/api/v1/monetization/features')) });
@@ -26,6 +30,21 @@ export function useCreateFeature(onCreated: () => void) {
     invalidates: [catalogKeys.features],
     onSuccessOnly: true,
     onSuccess: onCreated,
+  });
+}
+
+/** Changes the fields sent of a feature. */
+export function useUpdateFeature(featureId: string, onSaved: () => void) {
+  return useApiMutation(
+    (body: FeatureChange) => unwrap(api.PATCH('/api/v1/monetization/features/{id}', { params: { path: { id: featureId } }, body })),
+    { invalidates: [catalogKeys.features, ['plan']], onSuccessOnly: true, onSuccess: onSaved },
+  );
+}
+
+/** Deletes a feature; the API refuses (409) one linked to a plan or with usage events. */
+export function useDeleteFeature() {
+  return useApiMutation((featureId: string) => unwrapEmpty(api.DELETE('/api/v1/monetization/features/{id}', { params: { path: { id: featureId } } })), {
+    invalidates: [catalogKeys.features],
   });
 }
 
@@ -57,6 +76,14 @@ export function useSetPlanStatus(planId: string) {
   );
 }
 
+/** Changes the fields sent of a plan (a DRAFT's every field; an ACTIVE plan's name and description). */
+export function useUpdatePlan(planId: string) {
+  return useApiMutation(
+    (body: PlanChange) => unwrap(api.PATCH('/api/v1/monetization/plans/{id}', { params: { path: { id: planId } }, body })),
+    { invalidates: [catalogKeys.plan(planId), catalogKeys.plans], onSuccessOnly: true },
+  );
+}
+
 export function usePlanRule(planId: string, featureId: string) {
   return useQuery({
     queryKey: catalogKeys.rule(planId, featureId),
@@ -64,10 +91,22 @@ export function usePlanRule(planId: string, featureId: string) {
   });
 }
 
-/** Links a feature to the plan with its rule. */
-export function useLinkFeature(planId: string, onLinked: () => void) {
+/** Links a feature to the plan with its rule (`linked` false) or changes the linked feature's rule. */
+export function useSaveRule(planId: string, linked: boolean, onSaved: () => void) {
   return useApiMutation(
-    (input: { featureId: string; value: RuleValue }) => unwrap(api.POST('/api/v1/monetization/rules/plan-features', { body: { planId, ...input } })),
-    { invalidates: [catalogKeys.plan(planId)], onSuccessOnly: true, onSuccess: onLinked },
+    ({ featureId, isEnabled, value, creditModelId }: RuleInput) => {
+      const body = { planId, featureId, isEnabled, value, creditModelId };
+      const path = '/api/v1/monetization/rules/plan-features';
+      return unwrap(linked ? api.PATCH(path, { body }) : api.POST(path, { body }));
+    },
+    { invalidates: [catalogKeys.plan(planId)], onSuccessOnly: true, onSuccess: onSaved },
+  );
+}
+
+/** Unlinks a feature from the plan (its rule goes); the API refuses the last feature of an ACTIVE plan. */
+export function useDeleteRule(planId: string) {
+  return useApiMutation(
+    (featureId: string) => unwrapEmpty(api.DELETE('/api/v1/monetization/rules/plan-features/{planId}/{featureId}', { params: { path: { planId, featureId } } })),
+    { invalidates: [catalogKeys.plan(planId)] },
   );
 }
