@@ -1,14 +1,21 @@
 /**
- * Pickers: a select listing plans, features, credit models … by name, wherever a UUID box would
- * otherwise be. Wrap one in a `Field` for its label and the API's messages for that field.
+ * Pickers: a select listing plans, features, credit models, customers or a customer's
+ * subscriptions by name, wherever a UUID box would otherwise be. Wrap one in a `Field` for its
+ * label and the API's messages for that field.
  */
 import type { Schemas } from '../api';
 import { formatMoney } from '../format';
+import { useInvoices } from '../queries/billing';
 import { useFeatures, usePlans } from '../queries/catalog';
-import { useCreditModels } from '../queries/credits';
+import { useAllPools, useCreditModels } from '../queries/credits';
+import { useCustomers } from '../queries/customers';
+import { useSpendUnits } from '../queries/spend';
+import { planNameOf } from './billing-tables';
 
 type Plan = Schemas['Plan'];
 type Feature = Schemas['Feature'];
+type Invoice = Schemas['Invoice'];
+type Subscription = NonNullable<Invoice['subscription']>;
 
 type PickerProps = {
   value: string;
@@ -61,4 +68,40 @@ export function FeaturePicker(props: PickerProps) {
 export function CreditModelPicker({ by = 'id', ...props }: PickerProps & { by?: 'id' | 'denomination' }) {
   const models = useCreditModels();
   return <Picker {...props} read={models} label={(m) => `${m.name} (${m.denomination})`} what="credit models" optionValue={(m) => (by === 'id' ? m.id : m.denomination)} />;
+}
+
+/** A select of the account's credit pools by name and denomination. */
+export function PoolPicker(props: PickerProps) {
+  return <Picker {...props} read={useAllPools()} label={(p) => `${p.name} (${p.denomination})`} what="credit pools" />;
+}
+
+/** A select of the account's customers by reference and name; `none` names the empty choice when none is allowed. */
+export function CustomerPicker({ none, ...props }: PickerProps & { none?: string }) {
+  const customers = useCustomers();
+  const label = (c: Schemas['AdminCustomer']) => [c.customerReferenceId, [c.firstName, c.lastName].filter(Boolean).join(' ') || c.email].filter(Boolean).join(' · ');
+  return <Picker {...props} placeholder={none ?? props.placeholder} read={customers} label={label} what="customers" />;
+}
+
+/** A customer's subscriptions as their invoices carry them (the Admin API has no subscription list); undefined while loading. */
+export function customerSubscriptions(invoices: Invoice[] | undefined): Subscription[] | undefined {
+  if (!invoices) return undefined;
+  const byId = new Map<string, Subscription>();
+  for (const i of invoices) if (i.subscription && !byId.has(i.subscription.id)) byId.set(i.subscription.id, i.subscription);
+  return [...byId.values()];
+}
+
+/** "Pro · ACTIVE": a subscription by its plan's name and status. */
+export function subscriptionLabel(s: Subscription): string {
+  return `${planNameOf(s.plan)} · ${s.status}`;
+}
+
+/** A select of one customer's subscriptions by plan name and status. */
+export function SubscriptionPicker({ customerId, ...props }: PickerProps & { customerId: string }) {
+  const invoices = useInvoices(customerId);
+  return <Picker {...props} read={{ data: customerSubscriptions(invoices.data), isPending: invoices.isPending }} label={subscriptionLabel} what="subscriptions" />;
+}
+
+/** A select of the account's spend units ("Backend (TEAM)"); `exclude` leaves out a unit that cannot be chosen (itself, as its own parent). */
+export function SpendUnitPicker(props: PickerProps) {
+  return <Picker {...props} read={useSpendUnits()} label={(u) => `${u.name} (${u.type})`} what="spend units" />;
 }

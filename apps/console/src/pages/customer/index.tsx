@@ -1,6 +1,7 @@
 import { useParams } from 'react-router';
 import type { Schemas } from '../../api';
 import { SubscriptionsTable, planNameOf } from '../../components/billing-tables';
+import { NewPoolForm } from '../../components/credit-forms';
 import { UsageTable } from '../../components/credit-views';
 import { Time } from '../../components/figures';
 import { EmptyState, PageHeader, QueryView } from '../../components/ui';
@@ -47,12 +48,13 @@ export default function CustomerPage() {
           <QueryView query={pools} what="credit pools">
             {(list) =>
               list.length === 0 ? (
-                <EmptyState>No credit pool.</EmptyState>
+                <EmptyState>No credit pool yet: create one with the form below, then link it to a subscription and grant credits.</EmptyState>
               ) : (
                 list.map((p) => <Pool key={p.id} pool={p} projection={usage.data?.creditPools.find((x) => x.poolId === p.id)} asOf={usage.data?.asOf} />)
               )
             }
           </QueryView>
+          <NewPoolForm customerId={customerId} />
           <h2>Customer keys</h2>
           <CustomerKeys customerRef={c.customerReferenceId} />
         </section>
