@@ -1,10 +1,11 @@
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { NavLink, Navigate, Route, Routes, useLocation } from 'react-router';
-import { RequireAuth, useAuth } from './auth';
+import { ChangeAccess, RequireAuth, useAuth } from './auth';
 import { EmptyState, Loading } from './components/ui';
 import { useConsoleInfo } from './queries/account';
 import { PAGES } from './pages';
 import { LoginPage } from './pages/login';
+import { neededRoles, roleAllows, type OperatorAccess, type OperatorRole } from './roles';
 import { paths, ROUTES, visibleNav, type ModuleName, type RouteDef, type RouteName } from './routes';
 import { ThemeSelect } from './theme';
 
@@ -44,6 +45,7 @@ export function App() {
 function Shell() {
   const { session, signOut } = useAuth();
   const modules = useConsoleInfo().data?.modules;
+  const role = session?.role ?? 'VIEWER';
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
@@ -51,7 +53,7 @@ function Shell() {
       </a>
       <nav className="sidebar" aria-label="Main">
         <div className="brand">Tally</div>
-        {visibleNav(modules).map((section) => (
+        {visibleNav(modules, (access) => roleAllows(role, access)).map((section) => (
           <div key={section.title} className="nav-section">
             <h2>{section.title}</h2>
             <ul>
@@ -67,7 +69,9 @@ function Shell() {
         ))}
         <div className="signed-in">
           <ThemeSelect />
-          <span>Signed in as {session?.username}</span>
+          <span data-testid="signed-in">
+            Signed in as <strong>{session?.username}</strong> <span className="badge">{role}</span>
+          </span>
           <button type="button" className="secondary" onClick={() => signOut('signed-out')}>
             Sign out
           </button>
@@ -75,19 +79,26 @@ function Shell() {
       </nav>
       <main id="main" className="content">
         <Suspense fallback={<Loading what="page" />}>
-          <PageRoutes modules={modules} />
+          <PageRoutes modules={modules} role={role} />
         </Suspense>
       </main>
     </div>
   );
 }
 
-function PageRoutes({ modules }: { modules: Record<ModuleName, boolean> | undefined }) {
+function PageRoutes({ modules, role }: { modules: Record<ModuleName, boolean> | undefined; role: OperatorRole }) {
   const location = useLocation();
   const firstVisible = visibleNav(modules)[0]?.entries[0]?.path ?? paths.account;
-  const elementOf = ({ path, module, Page }: Routed): ReactNode => {
+  const elementOf = ({ path, module, open, change, Page }: Routed): ReactNode => {
     const off = module !== null && modules !== undefined && !modules[module];
-    if (!off) return <Page />;
+    if (!roleAllows(role, open)) return <NotAllowed open={open} />;
+    // The page's forms follow what changing things on it needs (useCan without an argument).
+    if (!off)
+      return (
+        <ChangeAccess value={change}>
+          <Page />
+        </ChangeAccess>
+      );
     // The home page of a switched-off module sends the operator to the first page left.
     return path === paths.home ? <Navigate to={firstVisible} replace /> : <ModuleOff module={module} />;
   };
@@ -106,6 +117,15 @@ function ModuleOff({ module }: { module: ModuleName }) {
     <section>
       <h1>Module switched off</h1>
       <EmptyState>This install runs with the {module === 'build' ? 'build side (AI spend)' : 'monetization'} module switched off.</EmptyState>
+    </section>
+  );
+}
+
+function NotAllowed({ open }: { open: OperatorAccess }) {
+  return (
+    <section>
+      <h1>Not for your role</h1>
+      <EmptyState next={{ label: 'Back to the overview', to: paths.home }}>{neededRoles(open)} to open this page.</EmptyState>
     </section>
   );
 }

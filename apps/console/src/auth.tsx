@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { api, setCsrfToken, setUnauthorizedHandler, unwrap, type Schemas } from './api';
+import { neededRoles, roleAllows, type OperatorAccess } from './roles';
 import { paths } from './routes';
 
 export type Session = {
@@ -11,7 +12,8 @@ export type Session = {
   /** Local clock time (ms) at which the session ends. */
   endsAtMs: number;
 };
-type SignOutReason = 'signed-out' | 'expired';
+/** Why the last session ended: signed out here, expired (or ended elsewhere), or this operator's password changed. */
+type SignOutReason = 'signed-out' | 'expired' | 'password-changed';
 
 type Auth = {
   session: Session | null;
@@ -114,8 +116,29 @@ export function RequireAuth({ children }: { children: ReactNode }) {
   const location = useLocation();
   if (!ready) return <p className="muted" role="status">Loading…</p>;
   if (!session) {
-    const params = new URLSearchParams({ next: location.pathname + location.search, ...(endedBy === 'expired' ? { expired: '1' } : {}) });
+    const ended: Record<string, string> = endedBy === 'expired' ? { expired: '1' } : endedBy === 'password-changed' ? { password: 'changed' } : {};
+    const params = new URLSearchParams({ next: location.pathname + location.search, ...ended });
     return <Navigate to={paths.login(params)} replace />;
   }
   return children;
+}
+
+/** What changing things on the current page needs (its route's `change`); null outside the shell (the portal). */
+const ChangeAccessContext = createContext<OperatorAccess | null>(null);
+export const ChangeAccess = ChangeAccessContext.Provider;
+
+export type Can = { allowed: boolean; why: string | undefined };
+
+/**
+ * Whether the signed-in operator's role grants `access` (roles.ts, the server's table by area), and
+ * if not, why ("Needs the OWNER or ADMIN role") for the title of the hidden or disabled control.
+ * Without `access`: what changing things on the current page needs (the route table's `change`).
+ * Convenience only: the server refuses with 403 whatever the console shows.
+ */
+export function useCan(access?: OperatorAccess): Can {
+  const pageAccess = useContext(ChangeAccessContext);
+  const role = useContext(AuthContext)?.session?.role;
+  const needed = access ?? pageAccess;
+  if (needed === null || (role !== undefined && roleAllows(role, needed))) return { allowed: true, why: undefined };
+  return { allowed: false, why: neededRoles(needed) };
 }

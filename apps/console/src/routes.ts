@@ -5,6 +5,7 @@
  *
  * This file is data only (no JSX, no page imported), so the browser tests read it in Node.
  */
+import type { OperatorAccess } from './roles';
 
 /** A module of the server that can be switched off (GET /public/v1/console); its pages hide then. */
 export type ModuleName = 'monetization' | 'build';
@@ -19,27 +20,33 @@ export type RouteDef = {
   /** The navigation section listing the route; null: a page reached by a link (a detail page). */
   section: SectionTitle | null;
   module: ModuleName | null;
+  /** What a role needs to open the page (its navigation entry is hidden otherwise), and to change things on it: the page's forms follow `change` (roles.ts). */
+  open: OperatorAccess;
+  change: OperatorAccess;
 };
 
 const page =
-  (section: SectionTitle | null, module: ModuleName | null) =>
-  (path: string, title: string): RouteDef => ({ path, title, access: 'operator', section, module });
-const money = page('Monetization', 'monetization');
-const spend = page('AI spend', 'build');
-const detail = page(null, 'monetization');
+  (section: SectionTitle | null, module: ModuleName | null, change: OperatorAccess) =>
+  (path: string, title: string, needs: Partial<Pick<RouteDef, 'open' | 'change'>> = {}): RouteDef => ({ path, title, access: 'operator', section, module, open: 'read', change, ...needs });
+const money = page('Monetization', 'monetization', 'billing');
+const spend = page('AI spend', 'build', 'admin');
+const detail = page(null, 'monetization', 'billing');
+const account = page('Account', null, 'admin');
+/** The catalog, events, payments and agent settings are the admin's (the server's table). */
+const admin = { change: 'admin' } as const;
 
 export const ROUTES = {
-  login: { path: '/login', title: 'Sign in', access: 'public', section: null, module: null },
+  login: { path: '/login', title: 'Sign in', access: 'public', section: null, module: null, open: 'read', change: 'read' },
   /** The customer portal: no admin login (it authenticates with the link's token). */
-  portal: { path: '/portal', title: 'Your account', access: 'public', section: null, module: null },
+  portal: { path: '/portal', title: 'Your account', access: 'public', section: null, module: null, open: 'read', change: 'read' },
   overview: money('/', 'Overview'),
-  features: money('/catalog/features', 'Features'),
-  plans: money('/catalog/plans', 'Plans'),
+  features: money('/catalog/features', 'Features', admin),
+  plans: money('/catalog/plans', 'Plans', admin),
   customers: money('/customers', 'Customers'),
-  events: money('/events', 'Events'),
+  events: money('/events', 'Events', admin),
   credits: money('/credits', 'Credits'),
-  agent: money('/agent', 'Agent surface'),
-  payments: money('/payments', 'Payments'),
+  agent: money('/agent', 'Agent surface', admin),
+  payments: money('/payments', 'Payments', admin),
   spendConnections: spend('/spend/connections', 'Connections'),
   spendUsage: spend('/spend/usage', 'Usage'),
   spendAllocation: spend('/spend/allocation', 'Allocation'),
@@ -47,8 +54,9 @@ export const ROUTES = {
   spendAlerts: spend('/spend/alerts', 'Alerts'),
   spendReports: spend('/spend/reports', 'Reports'),
   spendSettings: spend('/spend/settings', 'Spend settings'),
-  account: page('Account', null)('/account', 'Account & keys'),
-  plan: detail('/catalog/plans/:planId', 'Plan'),
+  account: account('/account', 'Account & keys'),
+  users: account('/users', 'Users', { open: 'owner', change: 'owner' }),
+  plan: detail('/catalog/plans/:planId', 'Plan', admin),
   customer: detail('/customers/:customerId', 'Customer'),
 } satisfies Record<string, RouteDef>;
 
@@ -70,7 +78,7 @@ export const paths = {
   account: ROUTES.account.path,
 };
 
-export type NavEntry = { path: string; label: string; module: ModuleName | null };
+export type NavEntry = { path: string; label: string; module: ModuleName | null; open: OperatorAccess };
 export type NavSection = { title: SectionTitle; entries: NavEntry[] };
 
 const SECTIONS: SectionTitle[] = ['Monetization', 'AI spend', 'Account'];
@@ -80,13 +88,16 @@ export const NAV: NavSection[] = SECTIONS.map((title) => ({
   title,
   entries: Object.values(ROUTES as Record<string, RouteDef>)
     .filter((r) => r.section === title)
-    .map((r) => ({ path: r.path, label: r.title, module: r.module })),
+    .map((r) => ({ path: r.path, label: r.title, module: r.module, open: r.open })),
 }));
 
-/** The navigation without the sections of switched-off modules (all shown until the server says). */
-export function visibleNav(modules: Record<ModuleName, boolean> | undefined): NavSection[] {
+/**
+ * The navigation without the sections of switched-off modules (all shown until the server says) and
+ * without the pages the operator's role cannot open (`can`: roles.ts through useCan).
+ */
+export function visibleNav(modules: Record<ModuleName, boolean> | undefined, can: (access: OperatorAccess) => boolean = () => true): NavSection[] {
   return NAV.map((section) => ({
     ...section,
-    entries: section.entries.filter((e) => e.module === null || (modules?.[e.module] ?? true)),
+    entries: section.entries.filter((e) => (e.module === null || (modules?.[e.module] ?? true)) && can(e.open)),
   })).filter((section) => section.entries.length > 0);
 }

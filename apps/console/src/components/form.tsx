@@ -5,9 +5,14 @@
  * the fields it refuses: a `Field` with that `name` shows its messages under the input; a refusal
  * no Field of the form claims (a cross-field rule, a conflict) is shown above the button's row,
  * with the message, every field message and the requestId.
+ *
+ * A form a role cannot use (useCan: `access`, or by default what changing things on the page needs)
+ * is shown disabled, saying which role it needs; the server refuses it anyway.
  */
 import { createContext, useContext, useRef, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from '../api';
+import { useCan } from '../auth';
+import type { OperatorAccess } from '../roles';
 import { ErrorNote } from './ui';
 
 /** What a form shows of its mutation: whether it runs, whether it succeeded, and how it failed. */
@@ -38,10 +43,13 @@ type FormProps = {
   layout?: 'inline' | 'grid';
   /** Shown after the button (a hint, a price), before the refusal. */
   after?: ReactNode;
+  /** What using the form needs (roles.ts); default: the page's `change` in the route table. A filter is `read`. */
+  access?: OperatorAccess;
   children: ReactNode;
 };
 
-export function Form({ label, submission, onSubmit, submit, pending, failed, saved, layout = 'inline', after, children }: FormProps) {
+export function Form({ label, submission, onSubmit, submit, pending, failed, saved, layout = 'inline', after, access, children }: FormProps) {
+  const can = useCan(access);
   // The names of this form's Fields, gathered as they render (before the refusal below them).
   const names = useRef(new Set<string>()).current;
   function handle(event: FormEvent) {
@@ -51,14 +59,17 @@ export function Form({ label, submission, onSubmit, submit, pending, failed, sav
   return (
     <FormContext.Provider value={{ error: submission.error, names }}>
       <form className={layout === 'grid' ? 'form-grid card' : 'inline-form'} onSubmit={handle} aria-label={label}>
-        {children}
-        <div className="row">
-          <button type="submit" disabled={submission.isPending}>
-            {submission.isPending && pending ? pending : submit}
-          </button>
-          {saved && submission.isSuccess ? <span role="status">Saved.</span> : null}
-          {after}
-        </div>
+        <fieldset className="gate" disabled={!can.allowed} title={can.why}>
+          {children}
+          <div className="row">
+            <button type="submit" disabled={submission.isPending} title={can.why}>
+              {submission.isPending && pending ? pending : submit}
+            </button>
+            {saved && submission.isSuccess ? <span role="status">Saved.</span> : null}
+            {after}
+            {can.why ? <span className="muted small">{can.why}.</span> : null}
+          </div>
+        </fieldset>
         <Refusal title={failed} />
       </form>
     </FormContext.Provider>

@@ -26,6 +26,7 @@ export const PAGES = {
   spendReports: () => import('./spend/reports'),
   spendSettings: () => import('./spend/settings'),
   account: () => import('./account'),
+  users: () => import('./users'),
   plan: () => import('./plan'),
   customer: () => import('./customer'),
 } satisfies Record<Exclude<RouteName, 'login'>, Loader>;

@@ -44,7 +44,11 @@ export function LoginPage() {
     <main className="login">
       <form onSubmit={submit} className="card" aria-labelledby="login-title">
         <h1 id="login-title">Sign in to Tally</h1>
-        {params.get('expired') ? (
+        {params.get('password') === 'changed' ? (
+          <p role="status" className="notice">
+            Password changed: sign in with the new password.
+          </p>
+        ) : params.get('expired') ? (
           <p role="status" className="notice">
             Your session ended. Sign in again to continue.
           </p>

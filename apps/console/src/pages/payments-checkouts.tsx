@@ -65,7 +65,7 @@ function FilterForm({ onApply }: { onApply: (filters: CheckoutFilters) => void }
   const apply = () =>
     onApply({ ...(customer.trim() ? { customerReferenceId: customer.trim() } : {}), ...(status ? { status: status as CheckoutFilters['status'] } : {}) });
   return (
-    <Form label="Checkout filters" submission={{ isPending: false, error: null }} onSubmit={apply} submit="Filter" failed="">
+    <Form access="read" label="Checkout filters" submission={{ isPending: false, error: null }} onSubmit={apply} submit="Filter" failed="">
       <Field label="Customer reference">
         <input value={customer} onChange={(e) => setCustomer(e.target.value)} />
       </Field>

@@ -2,7 +2,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { operations } from '@tally/client';
 import { api, unwrap, type Schemas } from '../api';
-import { useApiMutation } from './mutation';
+import { unwrapEmpty, useApiMutation } from './mutation';
 
 export const accountKeys = {
   consoleInfo: ['console-info'] as const,
@@ -62,4 +62,12 @@ export function usePricingJson(slug: string | null) {
       return JSON.stringify(JSON.parse(text), null, 2);
     },
   });
+}
+
+/** Changes the signed-in operator's password: the server ends every session of the operator, this one included. */
+export function useChangePassword(onChanged: () => void) {
+  return useApiMutation(
+    (body: { currentPassword: string; newPassword: string }) => unwrapEmpty(api.POST('/api/v1/account/change-password', { body })),
+    { onSuccessOnly: true, onSuccess: onChanged },
+  );
 }

@@ -24,7 +24,7 @@ export function Models() {
     <>
       <h2>Credit models</h2>
       <DataTable label="Credit models" query={models} columns={COLUMNS} rows={models.data} rowKey={(m) => m.id} empty="No credit model yet: create the first one below." />
-      <Form label="New credit model" submission={create} onSubmit={() => create.mutate(form)} submit="Create credit model" failed="Credit model not created">
+      <Form access="admin" label="New credit model" submission={create} onSubmit={() => create.mutate(form)} submit="Create credit model" failed="Credit model not created">
         <Field label="Name">
           <input required value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
         </Field>

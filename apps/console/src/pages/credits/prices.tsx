@@ -48,7 +48,7 @@ function PublishPrice() {
   }
   return (
     <>
-      <Form label="Publish price" submission={publish} onSubmit={submit} submit="Publish price" failed="Price not published">
+      <Form access="admin" label="Publish price" submission={publish} onSubmit={submit} submit="Publish price" failed="Price not published">
         <Field label="Denomination">{input('denomination')}</Field>
         <Field label="Currency">{input('currency')}</Field>
         <Field label="Price per credit">{input('pricePerCredit')}</Field>

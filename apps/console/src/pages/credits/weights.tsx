@@ -47,7 +47,7 @@ function PublishWeight() {
   }
   return (
     <>
-      <Form label="Publish weight" submission={publish} onSubmit={submit} submit="Publish weight" failed="Weight not published">
+      <Form access="admin" label="Publish weight" submission={publish} onSubmit={submit} submit="Publish weight" failed="Weight not published">
         <Field label="Feature">
           <select required value={form.featureId} onChange={set('featureId')}>
             <option value="">Choose…</option>

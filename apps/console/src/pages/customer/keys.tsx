@@ -99,6 +99,7 @@ function NewKeyForm({ customerRef, busy, onIssued }: { customerRef: string; busy
   const create = useCreateCustomerApiKey(customerRef, (value) => onIssued({ label: 'New customer key', value }));
   return (
     <Form
+      access="admin"
       label="New customer key"
       submission={{ ...create, isPending: create.isPending || busy }}
       onSubmit={() => create.mutate(SCOPES.filter((s) => scopes[s]))}

@@ -68,7 +68,7 @@ export function EventFilters({ params, onApply }: { params: URLSearchParams; onA
     </button>
   );
   return (
-    <Form label="Event filters" submission={{ isPending: false, error: null }} onSubmit={() => apply(values)} submit="Apply filters" failed="" after={clear}>
+    <Form access="read" label="Event filters" submission={{ isPending: false, error: null }} onSubmit={() => apply(values)} submit="Apply filters" failed="" after={clear}>
       <Field label="Customer">{input('customerReferenceId', 'customer')}</Field>
       <Field label="Feature key">{input('featureKey')}</Field>
       <Field label="Kind">

@@ -21,7 +21,7 @@ export function SimulateForm({ models }: { models: string[] }) {
   const result = simulate.data;
   return (
     <>
-      <Form label="Simulate" submission={simulate} onSubmit={submit} submit="Simulate" failed="Not simulated">
+      <Form access="read" label="Simulate" submission={simulate} onSubmit={submit} submit="Simulate" failed="Not simulated">
         <Field label="From model">
           <input list="simulate-from-models" required value={fromModel} onChange={(e) => setFromModel(e.target.value)} />
           <datalist id="simulate-from-models">

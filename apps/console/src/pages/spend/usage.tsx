@@ -37,7 +37,7 @@ export function WindowForm({ onApply, label = 'Window' }: { onApply: (w: Window)
   const [to, setTo] = useState('');
   const apply = () => onApply({ ...(from ? { from } : {}), ...(to ? { to } : {}) });
   return (
-    <Form label={label} submission={{ isPending: false, error: null }} onSubmit={apply} submit="Show" failed="">
+    <Form access="read" label={label} submission={{ isPending: false, error: null }} onSubmit={apply} submit="Show" failed="">
       <Field label="From">
         <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
       </Field>

@@ -114,7 +114,7 @@ export async function changePassword(
     const user = await repo.lockUser(tx, input.accountId, input.userId);
     if (!user) throw notFound('User not found');
     if (!(await verifyPassword(input.currentPassword, user.password_hash))) {
-      throw invalid('Current password is incorrect');
+      throw invalid('Current password is incorrect', { fields: [{ field: 'currentPassword', message: 'is incorrect' }] });
     }
     await repo.updatePasswordHash(tx, user.id, newHash);
   });

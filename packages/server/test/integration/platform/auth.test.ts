@@ -126,6 +126,7 @@ describe('authentication and tenant keys', () => {
     });
     assert.equal(wrong.status, 400);
     assert.equal(wrong.body.error.message, 'Current password is incorrect');
+    assert.deepEqual(wrong.body.error.fields, [{ field: 'currentPassword', message: 'is incorrect' }]);
     const res = await svc.http.post('/api/v1/account/change-password', {
       auth: acct.token,
       body: { currentPassword: acct.password, newPassword: 'a brand new password' },

@@ -1,14 +1,17 @@
 import { useState } from 'react';
-import { useConfirm } from '../components/confirm-dialog';
-import { ErrorNote, PageHeader, QueryView, SecretOnce } from '../components/ui';
-import { useRotateTenantKey, useTenantKey } from '../queries/account';
+import { useCan } from '../../auth';
+import { useConfirm } from '../../components/confirm-dialog';
+import { ErrorNote, PageHeader, QueryView, SecretOnce } from '../../components/ui';
+import { useRotateTenantKey, useTenantKey } from '../../queries/account';
+import { PasswordForm } from './password-form';
 
-/** The tenant key, masked; rotation shows the new key once and revokes every earlier one. */
+/** The tenant key, masked, and its rotation (shown once, every earlier key revoked); the operator's own password. */
 export default function AccountPage() {
   const key = useTenantKey();
   const [fresh, setFresh] = useState<string | null>(null);
   const rotate = useRotateTenantKey(setFresh);
   const { ask, dialog } = useConfirm();
+  const can = useCan('admin');
   return (
     <section>
       <PageHeader title="Account & keys" />
@@ -24,7 +27,8 @@ export default function AccountPage() {
       {fresh ? <SecretOnce label="New tenant key" value={fresh} onDismiss={() => setFresh(null)} /> : null}
       <button
         type="button"
-        disabled={rotate.isPending}
+        disabled={rotate.isPending || !can.allowed}
+        title={can.why}
         onClick={() =>
           ask({ title: 'Rotate the tenant key?', body: 'Every earlier tenant key stops working at once.', confirm: 'Rotate key', onConfirm: () => rotate.mutate() })
         }
@@ -32,6 +36,9 @@ export default function AccountPage() {
         Rotate tenant key
       </button>
       <ErrorNote error={rotate.error} title="Rotation failed" />
+      <h2>Your password</h2>
+      <p className="muted">Changing it signs you out everywhere, this browser included.</p>
+      <PasswordForm />
       {dialog}
     </section>
   );
