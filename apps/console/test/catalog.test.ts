@@ -14,6 +14,17 @@ describe('console: catalog plans (browser)', () => {
   });
   after(() => c.close());
 
+  test('when there is no plan yet then the agent page and the plans page say what to do next and lead there', async () => {
+    const { page } = c;
+    await page.getByRole('link', { name: 'Agent surface' }).click();
+    await page.getByText('No ACTIVE plan to offer agents yet.').waitFor();
+    await page.getByRole('link', { name: 'Create and activate a plan' }).click();
+    await page.getByRole('heading', { name: 'Plans' }).waitFor();
+    await page.getByText('No plans yet: create the first one').waitFor();
+    await page.getByRole('button', { name: 'Start with a key' }).click();
+    assert.equal(await page.getByRole('form', { name: 'New plan' }).getByLabel('Key').evaluate((el) => el === document.activeElement), true);
+  });
+
   test('when a plan is created then it opens as DRAFT, activation is refused inline, and succeeds once a feature is linked', async () => {
     const { page } = c;
     await page.getByRole('link', { name: 'Plans' }).click();

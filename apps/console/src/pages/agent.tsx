@@ -4,6 +4,8 @@ import { Check, Field, Form } from '../components/form';
 import { PlanPicker } from '../components/pickers';
 import { CopyButton, EmptyState, PageHeader, QueryView } from '../components/ui';
 import { useAccountSettings, usePricingJson, useSaveAccountSettings } from '../queries/account';
+import { usePlans } from '../queries/catalog';
+import { paths } from '../routes';
 
 type Settings = Schemas['AccountSettings'];
 
@@ -68,6 +70,7 @@ function SettingsForm({ s }: { s: Settings }) {
       <Field label="Signup plan (a free ACTIVE plan)" name="agentSignupDefaultPlanId">
         <PlanPicker statuses={['ACTIVE']} placeholder="None" value={form.agentSignupDefaultPlanId} onChange={(id) => setForm({ ...form, agentSignupDefaultPlanId: id })} />
       </Field>
+      <NoActivePlan />
       <Field label="Signups per hour" name="agentSignupHourlyCap">
         {input('agentSignupHourlyCap', 'numeric')}
       </Field>
@@ -76,6 +79,13 @@ function SettingsForm({ s }: { s: Settings }) {
       </Field>
     </Form>
   );
+}
+
+/** Agents sign up to an ACTIVE plan: with none yet, the way to make one. */
+function NoActivePlan() {
+  const plans = usePlans();
+  if (!plans.data || plans.data.some((p) => p.status === 'ACTIVE')) return null;
+  return <EmptyState next={{ label: 'Create and activate a plan', to: paths.plans }}>No ACTIVE plan to offer agents yet.</EmptyState>;
 }
 
 function PricingPreview({ slug }: { slug: string | null }) {

@@ -25,7 +25,15 @@ export default function PlansPage() {
     <section>
       <PageHeader title="Plans" />
       <NewPlanForm />
-      <DataTable label="Plans" query={plans} columns={COLUMNS} rows={plans.data} rowKey={(p) => p.id} empty="No plans yet: create the first one with the form above (it starts as a DRAFT), then link features and activate it." />
+      <DataTable
+        label="Plans"
+        query={plans}
+        columns={COLUMNS}
+        rows={plans.data}
+        rowKey={(p) => p.id}
+        empty="No plans yet: create the first one with the form above (it starts as a DRAFT), then link features and activate it."
+        next={{ label: 'Start with a key', onClick: () => document.querySelector<HTMLInputElement>('form[aria-label="New plan"] input')?.focus() }}
+      />
     </section>
   );
 }

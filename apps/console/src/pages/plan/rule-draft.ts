@@ -15,20 +15,18 @@ export type TierDraft = { upTo: string; pricePerUnit: string; flatFee: string };
 /** One model's costs of a `model_aware` cost. */
 export type ModelCostDraft = { model: string; input: string; output: string };
 
+/** Every figure is decimal text as typed; '' means not set (the API's default applies). */
 export type RuleDraft = {
   enabled: boolean;
   /** '' = an included feature (no usage pricing). */
   model: (typeof PRICING_MODELS)[number];
-  unit: string;
-  pricePerUnit: string;
-  /** '' or 0 = unlimited. */
-  maxUsage: string;
+  /** The usage unit, the usage price, the per-period limit ('' or 0 = unlimited). */
+  unit: string; pricePerUnit: string; maxUsage: string;
   resetMode: (typeof RESET_MODES)[number];
   tiers: TierDraft[];
   costModel: (typeof COST_MODELS)[number];
-  costPerUnit: string;
-  inputCost: string;
-  outputCost: string;
+  /** A simple cost per unit; a model-aware cost's default input and output costs. */
+  costPerUnit: string; inputCost: string; outputCost: string;
   costUnit: (typeof COST_UNITS)[number];
   modelCosts: ModelCostDraft[];
   creditModelId: string;
