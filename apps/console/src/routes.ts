@@ -49,6 +49,7 @@ export const ROUTES = {
   payments: money('/payments', 'Payments', admin),
   spendConnections: spend('/spend/connections', 'Connections'),
   spendUsage: spend('/spend/usage', 'Usage'),
+  spendUnits: spend('/spend/units', 'Units & rules'),
   spendAllocation: spend('/spend/allocation', 'Allocation'),
   spendBudgets: spend('/spend/budgets', 'Budgets'),
   spendAlerts: spend('/spend/alerts', 'Alerts'),
@@ -76,6 +77,7 @@ export const paths = {
   features: ROUTES.features.path,
   plans: ROUTES.plans.path,
   account: ROUTES.account.path,
+  spendUnits: ROUTES.spendUnits.path,
 };
 
 export type NavEntry = { path: string; label: string; module: ModuleName | null; open: OperatorAccess };

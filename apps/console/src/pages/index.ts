@@ -20,6 +20,7 @@ export const PAGES = {
   payments: () => import('./payments'),
   spendConnections: () => import('./spend/connections'),
   spendUsage: () => import('./spend/usage'),
+  spendUnits: () => import('./spend/units'),
   spendAllocation: () => import('./spend/allocation'),
   spendBudgets: () => import('./spend/budgets'),
   spendAlerts: () => import('./spend/alerts'),

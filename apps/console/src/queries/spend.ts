@@ -2,7 +2,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { operations } from '@tally/client';
 import { api, unwrap, type Schemas } from '../api';
-import { orNullOn404, useApiMutation } from './mutation';
+import { orNullOn404, unwrapEmpty, useApiMutation } from './mutation';
 
 /** A report window (inclusive dates; the service's default when absent). */
 export type Window = { from?: string; to?: string };
@@ -11,6 +11,13 @@ type SettingsUpdate = operations['updateSpendSettings']['requestBody']['content'
 /** Budget ceilings in cents as exact decimal text (never through a float). */
 export type BudgetInput = { monthlyCents: string | null; dailyCents: string | null; monthlyMode: 'ALERT' | 'BLOCK'; alertThreshold: number };
 export type BumpInput = { monthlyCents: string; expiresAt: string; reason?: string };
+export type UnitInput = operations['createSpendUnit']['requestBody']['content']['application/json'];
+export type RuleInput = operations['createSpendRule']['requestBody']['content']['application/json'];
+export type UnitType = Schemas['SpendUnit']['type'];
+export type MatchKind = Schemas['SpendRule']['matchKind'];
+export const UNIT_TYPES = ['TEAM', 'PROJECT', 'PERSON'] as const satisfies readonly UnitType[];
+export const PROVIDERS = ['ANTHROPIC', 'OPENAI', 'CURSOR', 'COPILOT', 'LITELLM'] as const satisfies readonly Provider[];
+export const MATCH_KINDS = ['WORKSPACE_ID', 'API_KEY_ID', 'ACTOR'] as const satisfies readonly MatchKind[];
 
 export const spendKeys = {
   connections: ['spend-connections'] as const,
@@ -21,6 +28,7 @@ export const spendKeys = {
   report: (name: string, window: Window) => ['spend-report', name, window] as const,
   models: ['spend-models'] as const,
   settings: ['spend-settings'] as const,
+  rules: ['spend-rules'] as const,
 };
 
 /** The vendor connections; polled every 250 ms while a sync runs (its progress bar reads them). */
@@ -61,6 +69,35 @@ export function useSpendUnits() {
   return useQuery({ queryKey: spendKeys.units, queryFn: () => unwrap(api.GET('/api/v1/spend/units')) });
 }
 
+/** Units, rules and budgets change the allocation report (rules apply at report time), so each change refreshes it. */
+const unitReads = [spendKeys.units, spendKeys.rules, spendKeys.allocation];
+
+export function useCreateUnit(onCreated: () => void) {
+  return useApiMutation((body: UnitInput) => unwrap(api.POST('/api/v1/spend/units', { body })), { invalidates: unitReads, onSuccessOnly: true, onSuccess: onCreated });
+}
+
+/** Replaces a unit (PUT: every field as the form shows it). */
+export function useUpdateUnit(id: string, onSaved: () => void) {
+  return useApiMutation((body: UnitInput) => unwrap(api.PUT('/api/v1/spend/units/{id}', { params: { path: { id } }, body })), { invalidates: unitReads, onSuccessOnly: true, onSuccess: onSaved });
+}
+
+/** Deletes a unit with its rules and budget; its children move up to its parent. */
+export function useDeleteUnit() {
+  return useApiMutation((id: string) => unwrapEmpty(api.DELETE('/api/v1/spend/units/{id}', { params: { path: { id } } })), { invalidates: [...unitReads, ['spend-budget']] });
+}
+
+export function useSpendRules() {
+  return useQuery({ queryKey: spendKeys.rules, queryFn: () => unwrap(api.GET('/api/v1/spend/rules')) });
+}
+
+export function useCreateRule(onCreated: () => void) {
+  return useApiMutation((body: RuleInput) => unwrap(api.POST('/api/v1/spend/rules', { body })), { invalidates: unitReads, onSuccessOnly: true, onSuccess: onCreated });
+}
+
+export function useDeleteRule() {
+  return useApiMutation((id: string) => unwrapEmpty(api.DELETE('/api/v1/spend/rules/{id}', { params: { path: { id } } })), { invalidates: unitReads });
+}
+
 /** A unit's budget; null when it has none. */
 export function useUnitBudget(unitId: string) {
   return useQuery({
@@ -69,7 +106,7 @@ export function useUnitBudget(unitId: string) {
   });
 }
 
-/** Sets or bumps a unit's budget; the answer replaces the cached budget. */
+/** Sets, bumps, ends the bump of or deletes a unit's budget; an answer with the budget replaces the cached one. */
 export function useSaveBudget(unitId: string, onSaved: () => void) {
   const queryClient = useQueryClient();
   const saved = (next: Schemas['SpendBudget']) => {
@@ -84,7 +121,9 @@ export function useSaveBudget(unitId: string, onSaved: () => void) {
     (body: BumpInput) => unwrap(api.POST('/api/v1/spend/units/{id}/budget/bump', { params: path, body: { ...body, monthlyCents: body.monthlyCents as unknown as number } })),
     { onSuccess: saved },
   );
-  return { save, bump };
+  const remove = useApiMutation(() => unwrapEmpty(api.DELETE('/api/v1/spend/units/{id}/budget', { params: path })), { invalidates: [spendKeys.budget(unitId)] });
+  const endBump = useApiMutation(() => unwrap(api.DELETE('/api/v1/spend/units/{id}/budget/bump', { params: path })), { onSuccess: saved });
+  return { save, bump, remove, endBump };
 }
 
 export function useSpendAlerts(unackedOnly: boolean) {

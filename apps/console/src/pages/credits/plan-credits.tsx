@@ -74,7 +74,7 @@ function AttachForm({ planId }: { planId: string }) {
   const months = Number(form.grantExpiresMonths);
   const submit = () => attach.mutate({ planId, modelId: form.modelId, creditAmount: form.creditAmount.trim(), ...(months > 0 ? { grantExpiresMonths: months } : {}) });
   return (
-    <Form label="Attach a credit model" submission={attach} onSubmit={submit} submit="Attach to plan" failed="Not attached">
+    <Form access="admin" label="Attach a credit model" submission={attach} onSubmit={submit} submit="Attach to plan" failed="Not attached">
       <Field label="Credit model" name="modelId">
         <CreditModelPicker required value={form.modelId} onChange={(modelId) => setForm({ ...form, modelId })} />
       </Field>

@@ -1,9 +1,8 @@
-import type { Schemas } from '../../api';
 import { EmptyState, PageHeader, QueryView } from '../../components/ui';
 import { useAllocation } from '../../queries/spend';
+import { paths } from '../../routes';
 import { dollars } from './common';
-
-type Row = Schemas['SpendAllocation']['rows'][number];
+import { treeOrder } from './tree';
 
 /** Units in their tree (children under their parent), each with own and total spend, then the Unattributed row. */
 export default function AllocationPage() {
@@ -17,7 +16,7 @@ export default function AllocationPage() {
             <p className="muted">
               {r.from} → {r.to} · metered total {dollars(r.totalMeteredCents)}
             </p>
-            {r.rows.length === 0 ? <EmptyState>No spend unit yet: every dollar is unattributed.</EmptyState> : null}
+            {r.rows.length === 0 ? <EmptyState next={{ label: 'Create a spend unit and its rules', to: paths.spendUnits }}>No spend unit yet: every dollar is unattributed.</EmptyState> : null}
             <table aria-label="Allocation">
               <thead>
                 <tr>
@@ -29,7 +28,7 @@ export default function AllocationPage() {
                 </tr>
               </thead>
               <tbody>
-                {ordered(r.rows).map(({ row, depth }) => (
+                {treeOrder(r.rows, (row) => row.unitId).map(({ row, depth }) => (
                   <tr key={row.unitId}>
                     <td style={{ paddingLeft: `${0.75 + depth * 1.25}rem` }}>{row.name}</td>
                     <td>{row.type}</td>
@@ -54,23 +53,4 @@ export default function AllocationPage() {
       </QueryView>
     </section>
   );
-}
-
-/** Depth-first order: each unit followed by its children (an orphan's parent missing → top level). */
-function ordered(rows: Row[]): { row: Row; depth: number }[] {
-  const ids = new Set(rows.map((r) => r.unitId));
-  const children = new Map<string | null, Row[]>();
-  for (const r of rows) {
-    const parent = r.parentId && ids.has(r.parentId) ? r.parentId : null;
-    children.set(parent, [...(children.get(parent) ?? []), r]);
-  }
-  const out: { row: Row; depth: number }[] = [];
-  const walk = (parent: string | null, depth: number) => {
-    for (const r of children.get(parent) ?? []) {
-      out.push({ row: r, depth });
-      walk(r.unitId, depth + 1);
-    }
-  };
-  walk(null, 0);
-  return out;
 }

@@ -1,10 +1,12 @@
 import { useState } from 'react';
 import type { Schemas } from '../../api';
 import { Time } from '../../components/figures';
-import { Field, Form } from '../../components/form';
-import { EmptyState, PageHeader, QueryView } from '../../components/ui';
-import { useSaveBudget, useSpendUnits, useUnitBudget, type BudgetInput } from '../../queries/spend';
-import { Bar, dollars, dollarsToCents, percentOf } from './common';
+import { useConfirm } from '../../components/confirm-dialog';
+import { EmptyState, ErrorNote, PageHeader, QueryView } from '../../components/ui';
+import { useSaveBudget, useSpendUnits, useUnitBudget } from '../../queries/spend';
+import { paths } from '../../routes';
+import { BudgetForm, BumpForm } from './budget-forms';
+import { Bar, dollars, percentOf } from './common';
 
 type Unit = Schemas['SpendUnit'];
 type Budget = Schemas['SpendBudget'];
@@ -18,7 +20,7 @@ export default function BudgetsPage() {
       <QueryView query={units} what="spend units">
         {(list) =>
           list.length === 0 ? (
-            <EmptyState>No spend unit yet.</EmptyState>
+            <EmptyState next={{ label: 'Create a spend unit', to: paths.spendUnits }}>No spend unit yet: a budget belongs to a unit.</EmptyState>
           ) : (
             <div className="stack">
               {list.map((u) => (
@@ -75,20 +77,50 @@ function BudgetView({ unit, budget }: { unit: Unit; budget: Budget | null }) {
           <Enforcement budget={budget} />
         </>
       ) : (
-        <EmptyState>No budget.</EmptyState>
+        <EmptyState next={{ label: 'Set budget', onClick: () => setEditing(true) }}>No budget.</EmptyState>
       )}
+      {budget ? <BudgetActions unit={unit} budget={budget} onEdit={() => setEditing(!editing)} onBump={() => setBumping(!bumping)} /> : null}
+      {editing ? <BudgetForm unit={unit} budget={budget} onDone={() => setEditing(false)} /> : null}
+      {bumping ? <BumpForm unit={unit} onDone={() => setBumping(false)} /> : null}
+    </>
+  );
+}
+
+/** Edit, bump, end the bump and delete a budget; ending a bump or deleting the budget asks first (both lower what the unit may spend). */
+function BudgetActions({ unit, budget, onEdit, onBump }: { unit: Unit; budget: Budget; onEdit: () => void; onBump: () => void }) {
+  const { remove, endBump } = useSaveBudget(unit.id, () => {});
+  const { ask, dialog } = useConfirm();
+  const standing = budget.monthlyCents === null ? 'no monthly ceiling' : `the standing ${dollars(budget.monthlyCents)} a month`;
+  return (
+    <>
       <div className="row">
-        <button type="button" className="secondary" onClick={() => setEditing(!editing)}>
-          {budget ? 'Edit budget' : 'Set budget'}
+        <button type="button" className="secondary" onClick={onEdit}>
+          Edit budget
         </button>
-        {budget?.monthlyCents !== null && budget ? (
-          <button type="button" className="secondary" onClick={() => setBumping(!bumping)}>
+        {budget.monthlyCents !== null ? (
+          <button type="button" className="secondary" onClick={onBump}>
             Bump
           </button>
         ) : null}
+        {budget.bumpMonthlyCents !== null ? (
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => ask({ title: `End the bump of ${unit.name} now?`, body: `The ceiling goes back from ${dollars(budget.bumpMonthlyCents)} to ${standing}.`, confirm: 'End bump', onConfirm: () => endBump.mutate() })}
+          >
+            End bump
+          </button>
+        ) : null}
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => ask({ title: `Delete the budget of ${unit.name}?`, body: 'Its ceilings, alerts and any gateway enforcement end: the unit may spend without limit.', confirm: 'Delete budget', onConfirm: () => remove.mutate() })}
+        >
+          Delete budget
+        </button>
       </div>
-      {editing ? <BudgetForm unit={unit} budget={budget} onDone={() => setEditing(false)} /> : null}
-      {bumping ? <BumpForm unit={unit} onDone={() => setBumping(false)} /> : null}
+      <ErrorNote error={remove.error ?? endBump.error} title="Budget not changed" />
+      {dialog}
     </>
   );
 }
@@ -113,80 +145,5 @@ function Enforcement({ budget }: { budget: Budget }) {
     <p className="muted" data-testid="enforcement">
       {budget.monthlyMode === 'BLOCK' ? 'Not enforced at a gateway (no LiteLLM rule for this unit).' : 'Alerts only: nothing is enforced at the gateway.'}
     </p>
-  );
-}
-
-/** Dollars as typed ("1200", "99.50") from a ceiling in cents ("" for none). */
-const typedDollars = (cents: number | string | null | undefined) => (cents == null ? '' : dollars(cents).replace(/[$,]/g, ''));
-
-/** The form's ceilings and threshold as the API takes them, or what is wrong with them. */
-function budgetInput(form: { monthly: string; daily: string; mode: 'ALERT' | 'BLOCK'; threshold: string }): BudgetInput | string {
-  const monthlyCents = form.monthly ? dollarsToCents(form.monthly) : null;
-  const dailyCents = form.daily ? dollarsToCents(form.daily) : null;
-  if ((form.monthly && monthlyCents === null) || (form.daily && dailyCents === null)) return 'Ceilings are amounts in dollars, e.g. 1200 or 99.50';
-  const alertThreshold = Number(form.threshold);
-  if (!/^\d+$/.test(form.threshold) || alertThreshold < 1 || alertThreshold > 100) return 'The alert threshold is a whole percent of the ceiling, 1 to 100';
-  return { monthlyCents, dailyCents, monthlyMode: form.mode, alertThreshold };
-}
-
-function BudgetForm({ unit, budget, onDone }: { unit: Unit; budget: Budget | null; onDone: () => void }) {
-  const [form, setForm] = useState({
-    monthly: typedDollars(budget?.monthlyCents),
-    daily: typedDollars(budget?.dailyCents),
-    mode: budget?.monthlyMode ?? ('ALERT' as 'ALERT' | 'BLOCK'),
-    threshold: budget ? String(budget.alertThreshold) : '80',
-  });
-  const [invalid, setInvalid] = useState<string | null>(null);
-  const { save } = useSaveBudget(unit.id, onDone);
-  const set = (field: 'monthly' | 'daily' | 'threshold') => (e: { target: { value: string } }) => setForm({ ...form, [field]: e.target.value });
-  function submit() {
-    const input = budgetInput(form);
-    setInvalid(typeof input === 'string' ? input : null);
-    if (typeof input !== 'string') save.mutate(input);
-  }
-  return (
-    <Form label={`Budget form of ${unit.name}`} submission={save} onSubmit={submit} submit="Save budget" failed="Budget not saved">
-      <Field label="Monthly ceiling ($)">
-        <input inputMode="decimal" value={form.monthly} onChange={set('monthly')} />
-      </Field>
-      <Field label="Daily ceiling ($)">
-        <input inputMode="decimal" value={form.daily} onChange={set('daily')} />
-      </Field>
-      <Field label="Mode">
-        <select value={form.mode} onChange={(e) => setForm({ ...form, mode: e.target.value as 'ALERT' | 'BLOCK' })}>
-          <option>ALERT</option>
-          <option>BLOCK</option>
-        </select>
-      </Field>
-      <Field label="Alert threshold (%)">
-        <input inputMode="numeric" value={form.threshold} onChange={set('threshold')} />
-      </Field>
-      {invalid ? (
-        <p className="field-error" role="alert">
-          {invalid}
-        </p>
-      ) : null}
-    </Form>
-  );
-}
-
-function BumpForm({ unit, onDone }: { unit: Unit; onDone: () => void }) {
-  const [form, setForm] = useState({ amount: '', until: '', reason: '' });
-  const { bump } = useSaveBudget(unit.id, onDone);
-  const set = (field: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [field]: e.target.value });
-  const submit = () =>
-    bump.mutate({ monthlyCents: dollarsToCents(form.amount) ?? form.amount, expiresAt: new Date(form.until).toISOString(), ...(form.reason ? { reason: form.reason } : {}) });
-  return (
-    <Form label={`Bump of ${unit.name}`} submission={bump} onSubmit={submit} submit="Bump budget" failed="Not bumped">
-      <Field label="Lifted monthly ceiling ($)">
-        <input required inputMode="decimal" value={form.amount} onChange={set('amount')} />
-      </Field>
-      <Field label="Until">
-        <input required type="datetime-local" value={form.until} onChange={set('until')} />
-      </Field>
-      <Field label="Reason">
-        <input value={form.reason} onChange={set('reason')} />
-      </Field>
-    </Form>
   );
 }
