@@ -83,6 +83,10 @@ describe('console: the team, roles and the password (browser)', () => {
     await colleague.getByRole('table', { name: 'Customers' }).getByRole('link', { name: 'initech' }).waitFor();
     const listed = await c.svc.http.get('/api/v1/monetization/customers', { auth: c.account.token });
     assert.ok((listed.body.data as { customerReferenceId: string }[]).some((x) => x.customerReferenceId === 'initech'));
+    await colleague.getByRole('table', { name: 'Customers' }).getByRole('link', { name: 'initech' }).click();
+    const keys = colleague.getByRole('form', { name: 'New customer key' });
+    assert.equal(await keys.getByRole('button', { name: 'Create key' }).isDisabled(), true, 'keys are the admin’s');
+    await nav.getByRole('link', { name: 'Customers' }).click();
   });
 
   test('when the owner makes the user a VIEWER (confirmed) then its next change is refused, and after a reload the form is disabled', async () => {

@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import type { Schemas } from '../../api';
+import { useCan } from '../../auth';
 import { useConfirm, type ConfirmRequest } from '../../components/confirm-dialog';
 import { DataTable, type Column } from '../../components/data-table';
 import { Time } from '../../components/figures';
@@ -29,6 +30,7 @@ export function CustomerKeys({ customerRef }: { customerRef: string }) {
   const revoke = useRevokeCustomerApiKey(customerRef);
   const { ask, dialog } = useConfirm();
   const busy = rotate.isPending || revoke.isPending;
+  const can = useCan('admin');
   const endsAccess = (verb: 'Rotate' | 'Revoke', k: Key, run: () => void): ConfirmRequest => ({
     title: `${verb} ${k.keyHint}?`,
     body: 'It stops working at once.',
@@ -55,7 +57,8 @@ export function CustomerKeys({ customerRef }: { customerRef: string }) {
                 key={verb}
                 type="button"
                 className="secondary"
-                disabled={busy}
+                disabled={busy || !can.allowed}
+                title={can.why}
                 aria-label={`${verb} ${k.keyHint}`}
                 onClick={() => ask(endsAccess(verb, k, () => (verb === 'Rotate' ? rotate : revoke).mutate(k.id)))}
               >

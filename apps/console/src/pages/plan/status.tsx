@@ -1,4 +1,5 @@
 import { ApiError, type Schemas } from '../../api';
+import { useCan } from '../../auth';
 import { useConfirm } from '../../components/confirm-dialog';
 import { ErrorNote } from '../../components/ui';
 import { useSetPlanStatus } from '../../queries/catalog';
@@ -51,11 +52,12 @@ export function StatusActions({ plan }: { plan: Plan }) {
   const move = useSetPlanStatus(plan.id);
   const { ask, dialog } = useConfirm();
   const next = MOVES[plan.status];
+  const can = useCan();
   const name = plan.name ?? plan.key;
   const confirm = () => ask({ title: `${next.label.replace(' plan', '')} ${name}?`, body: next.consequence, confirm: next.label, onConfirm: () => move.mutate(next.status) });
   return (
     <div className="row status-actions">
-      <button type="button" disabled={move.isPending} onClick={confirm}>
+      <button type="button" disabled={move.isPending || !can.allowed} title={can.why} onClick={confirm}>
         {next.label}
       </button>
       {move.error ? <MissingParts error={move.error} /> : null}
