@@ -61,7 +61,8 @@ describe('console: catalog actions (browser)', () => {
     await details.getByLabel('Interval (months)').fill('3');
     await details.getByLabel('Billing').selectOption('IN_ARREARS');
     await details.getByRole('button', { name: 'Save plan' }).click();
-    await page.getByRole('heading', { name: 'Bare' }).waitFor();
+    await details.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByRole('heading', { name: 'Bare', exact: true }).waitFor();
     assert.match(await page.locator('.stat').nth(1).innerText(), /€19\.50/);
     const saved = await m.expectOk(m.admin('GET', `/plans/${await planId('bare')}`));
     assert.deepEqual([saved.name, saved.description, saved.priceAmount, saved.currency, saved.intervalMonths, saved.billingTiming], ['Bare', 'Just the basics', 19.5, 'EUR', 3, 'IN_ARREARS']);
