@@ -39,6 +39,8 @@ const SUBSCRIPTION_COLUMNS: Column<Subscription>[] = [
   { header: 'Current period', cell: (s) => <Period start={s.currentPeriodStart} end={s.currentPeriodEnd} /> },
 ];
 
-export function SubscriptionsTable({ label, subscriptions }: { label: string; subscriptions: Subscription[] }) {
-  return <DataTable label={label} columns={SUBSCRIPTION_COLUMNS} rows={subscriptions} rowKey={(s) => s.id} empty="No subscription." />;
+/** The subscriptions; `action` adds a last column (the operator's plan change and cancel), `empty` says what to do next. */
+export function SubscriptionsTable<S extends Subscription>({ label, subscriptions, action, empty = 'No subscription.' }: { label: string; subscriptions: S[]; action?: (subscription: S) => ReactNode; empty?: ReactNode }) {
+  const columns: Column<S>[] = action ? [...SUBSCRIPTION_COLUMNS, { header: 'Actions', hiddenHeader: true, cell: action }] : SUBSCRIPTION_COLUMNS;
+  return <DataTable label={label} columns={columns} rows={subscriptions} rowKey={(s) => s.id} empty={empty} />;
 }

@@ -5,6 +5,7 @@
  * button that opened it.
  */
 import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useCan } from '../auth';
 
 export type ConfirmRequest = {
   /** The question, naming what is acted on ("Revoke ck_test_…a1b2?"). */
@@ -72,4 +73,18 @@ export function useConfirm(): { ask: (request: ConfirmRequest) => void; dialog: 
   const [request, setRequest] = useState<ConfirmRequest | null>(null);
   const close = useCallback(() => setRequest(null), []);
   return { ask: setRequest, dialog: <ConfirmDialog request={request} onClose={close} /> };
+}
+
+/**
+ * A button that asks first (`ask` from useConfirm): `name` is its accessible name when the visible
+ * text is not enough to tell rows apart ("Revoke pt_test_…a1b2"). Disabled, saying which role it
+ * needs, where the operator's role may not change things on the page (useCan).
+ */
+export function ConfirmButton({ ask, request, name, disabled, children }: { ask: (request: ConfirmRequest) => void; request: ConfirmRequest; name?: string; disabled?: boolean; children: ReactNode }) {
+  const can = useCan();
+  return (
+    <button type="button" className="secondary" disabled={disabled || !can.allowed} title={can.why} aria-label={name} onClick={() => ask(request)}>
+      {children}
+    </button>
+  );
 }

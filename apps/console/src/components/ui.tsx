@@ -2,6 +2,7 @@
 import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../api';
+import { useCan } from '../auth';
 
 /** The API's message, its field errors and the requestId to quote to support. */
 export function ErrorNote({ error, title }: { error: unknown; title?: string }) {
@@ -111,5 +112,18 @@ export function StatusNote({ children, className }: { children: ReactNode; class
     <p role="status" className={className}>
       {children}
     </p>
+  );
+}
+
+/**
+ * A secondary button (an action in a row, opening or closing a form): disabled, saying which role
+ * it needs, where the operator's role may not change things on the page (useCan), as a Form is.
+ */
+export function SecondaryButton({ children, onClick, disabled }: { children: ReactNode; onClick: () => void; disabled?: boolean }) {
+  const can = useCan();
+  return (
+    <button type="button" className="secondary" disabled={disabled || !can.allowed} title={can.why} onClick={onClick}>
+      {children}
+    </button>
   );
 }

@@ -1,5 +1,6 @@
-/** Customers: the list, one customer, its usage this period, its scoped keys and its entitlements. */
+/** Customers: the list, one customer (create, edit), its usage this period, its scoped keys, its entitlements and its portal links. */
 import { useQuery } from '@tanstack/react-query';
+import type { paths } from '@tally/client';
 import { api, unwrap } from '../api';
 import { useApiMutation, unwrapEmpty } from './mutation';
 
@@ -11,6 +12,7 @@ export const customerKeys = {
   byRef: (ref: string) => ['customer-ref', ref] as const,
   keys: (ref: string) => ['customer-ref', ref, 'keys'] as const,
   entitlements: (ref: string) => ['customer-ref', ref, 'entitlements'] as const,
+  portalLinks: (ref: string) => ['customer-ref', ref, 'portal-links'] as const,
 };
 
 export function useCustomers() {
@@ -71,4 +73,51 @@ export function useRevokeCustomerApiKey(ref: string) {
     invalidates: [customerKeys.keys(ref)],
     onSuccessOnly: true,
   });
+}
+
+type NewCustomer = { customerReferenceId: string; email: string; firstName?: string | null | undefined; lastName?: string | null | undefined; phoneNumber?: string | null | undefined };
+type CustomerChange = NonNullable<paths['/api/v1/client/customers/{ref}']['patch']['requestBody']>['content']['application/json'];
+export type NewPortalLink = NonNullable<NonNullable<paths['/api/v1/client/customers/{ref}/portal-sessions']['post']['requestBody']>['content']['application/json']>;
+
+/** Creates a customer (Client API, as an integrator's backend does); `onCreated` gets it. */
+export function useCreateCustomer(onCreated: (customer: { customerReferenceId: string }) => void) {
+  return useApiMutation((body: NewCustomer) => unwrap(api.POST('/api/v1/client/customers', { body })), {
+    invalidates: [customerKeys.all],
+    onSuccessOnly: true,
+    onSuccess: onCreated,
+  });
+}
+
+/** Changes the fields sent of a customer (Client API, by reference); the admin reads refresh. */
+export function useUpdateCustomer(ref: string, onSaved: () => void) {
+  return useApiMutation((body: CustomerChange) => unwrap(api.PATCH('/api/v1/client/customers/{ref}', { params: { path: { ref } }, body })), {
+    invalidates: [customerKeys.all, customerKeys.byRef(ref)],
+    onSuccessOnly: true,
+    onSuccess: onSaved,
+  });
+}
+
+/** The customer's portal links, newest first (token hints only). */
+export function usePortalLinks(ref: string) {
+  return useQuery({
+    queryKey: customerKeys.portalLinks(ref),
+    queryFn: () => unwrap(api.GET('/api/v1/client/customers/{ref}/portal-sessions', { params: { path: { ref }, query: { limit: 200 } } })),
+  });
+}
+
+/** Opens a portal link; `onIssued` gets its URL, which carries the token and is shown once. */
+export function useCreatePortalLink(ref: string, onIssued: (url: string) => void) {
+  return useApiMutation((body: NewPortalLink) => unwrap(api.POST('/api/v1/client/customers/{ref}/portal-sessions', { params: { path: { ref } }, body })), {
+    invalidates: [customerKeys.portalLinks(ref)],
+    onSuccessOnly: true,
+    onSuccess: (issued) => onIssued(issued.url),
+  });
+}
+
+/** Revokes a portal link: its token stops working at once. */
+export function useRevokePortalLink(ref: string) {
+  return useApiMutation(
+    (sessionId: string) => unwrap(api.DELETE('/api/v1/client/customers/{ref}/portal-sessions/{sessionId}', { params: { path: { ref, sessionId } } })),
+    { invalidates: [customerKeys.portalLinks(ref)], onSuccessOnly: true },
+  );
 }

@@ -1,21 +1,23 @@
 import { useParams } from 'react-router';
 import type { Schemas } from '../../api';
-import { SubscriptionsTable, planNameOf } from '../../components/billing-tables';
+import { planNameOf } from '../../components/billing-tables';
 import { NewPoolForm } from '../../components/credit-forms';
 import { UsageTable } from '../../components/credit-views';
-import { Time } from '../../components/figures';
-import { EmptyState, PageHeader, QueryView } from '../../components/ui';
+import { EmptyState, QueryView } from '../../components/ui';
 import { useInvoices } from '../../queries/billing';
 import { useCustomerPools } from '../../queries/credits';
 import { useCustomer, useUsageReport } from '../../queries/customers';
+import { CustomerHeader } from './customer-form';
 import { CustomerEntitlements } from './entitlements';
 import { CustomerInvoices } from './invoices';
 import { CustomerKeys } from './keys';
 import { Pool } from './pool';
+import { PortalLinks } from './portal-links';
+import { CustomerSubscriptions } from './subscriptions';
 
 type Invoice = Schemas['Invoice'];
 
-/** A customer: subscriptions, invoices (mark paid), credit pools with their grants and ledger, keys. */
+/** A customer: its details (edit), subscriptions (subscribe, change plan, cancel), invoices (mark paid), credit pools with their grants and ledger, portal links, keys. */
 export default function CustomerPage() {
   const { customerId } = useParams() as { customerId: string };
   const customer = useCustomer(customerId);
@@ -26,13 +28,10 @@ export default function CustomerPage() {
     <QueryView query={customer} what="the customer">
       {(c) => (
         <section>
-          <PageHeader title={c.customerReferenceId} />
-          <p className="muted">
-            {[c.firstName, c.lastName].filter(Boolean).join(' ') || 'No name'} · {c.email ?? 'no e-mail'} · created <Time iso={c.createdAt} />
-          </p>
+          <CustomerHeader customer={c} />
           <h2>Subscriptions</h2>
           <QueryView query={invoices} what="subscriptions">
-            {(list) => <SubscriptionsTable label="Subscriptions" subscriptions={subscriptionsOf(list)} />}
+            {(list) => <CustomerSubscriptions customerId={customerId} customerRef={c.customerReferenceId} subscriptions={subscriptionsOf(list)} />}
           </QueryView>
           <h2>Invoices</h2>
           <QueryView query={invoices} what="invoices">
@@ -55,6 +54,8 @@ export default function CustomerPage() {
             }
           </QueryView>
           <NewPoolForm customerId={customerId} />
+          <h2>Portal links</h2>
+          <PortalLinks customerRef={c.customerReferenceId} />
           <h2>Customer keys</h2>
           <CustomerKeys customerRef={c.customerReferenceId} />
         </section>
