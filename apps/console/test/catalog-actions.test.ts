@@ -79,6 +79,13 @@ describe('console: catalog actions (browser)', () => {
     await confirm('Activate plan');
     await page.getByRole('button', { name: 'Archive plan' }).waitFor();
     assert.equal(await details.getByLabel('Key').isDisabled(), true, "an ACTIVE plan's key is fixed");
+    // A rule change on an ACTIVE plan prices its subscribers at once: it asks first.
+    await page.getByRole('button', { name: 'Edit rule of Messages' }).click();
+    await page.getByRole('form', { name: 'Rule of Messages' }).getByLabel(/Usage limit/).fill('200000');
+    await confirm('Save rule');
+    await rules.getByText('Limit: 200,000 units').waitFor();
+    const bare = await planId('bare');
+    assert.equal((await m.expectOk(rule(bare, messages.id))).value.pricing.max_usage, 200000);
     await confirm('Archive plan');
     await page.getByRole('button', { name: 'Reactivate plan' }).waitFor();
     assert.equal((await m.expectOk(m.admin('GET', `/plans/${await planId('bare')}`))).status, 'ARCHIVED');
@@ -110,6 +117,7 @@ describe('console: catalog actions (browser)', () => {
     assert.match(await rules.innerText(), /Tier up to 1,000: \$0\.01 per tokens \+ \$5\.00 flat/);
     assert.match(await rules.innerText(), /Tier above: \$0\.005 per tokens/);
     assert.match(await rules.innerText(), /Draws credits: AI credits/);
+    assert.match(await rules.innerText(), /Cost per model: input \$0\.001 · gpt-4o: input \$0\.002, output \$0\.008/);
 
     const plan = await planId('metered');
     const tokens = (await m.expectOk(m.admin('GET', '/features'))).find((f: any) => f.key === 'tokens').id;

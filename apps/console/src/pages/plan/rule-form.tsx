@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { Schemas } from '../../api';
+import { useConfirm } from '../../components/confirm-dialog';
 import { Check, Field, Form } from '../../components/form';
 import { CreditModelPicker, FeaturePicker } from '../../components/pickers';
 import { useSaveRule, type RuleValue } from '../../queries/catalog';
@@ -36,8 +37,18 @@ export function RuleForm({ plan, featureId, featureName, initial = BLANK_RULE, e
     onDone?.();
   });
   const set = (patch: Partial<RuleDraft>) => setDraft((current) => ({ ...current, ...patch }));
+  const { ask, dialog } = useConfirm();
+  const send = () => save.mutate({ featureId: featureId ?? picked, isEnabled: d.enabled, value: valueOf(d) as RuleValue, creditModelId: d.creditModelId || null });
+  // Subscribers of an ACTIVE plan are priced (and entitled) by the rule at once: a change there asks first.
   const submit = () =>
-    save.mutate({ featureId: featureId ?? picked, isEnabled: d.enabled, value: valueOf(d) as RuleValue, creditModelId: d.creditModelId || null });
+    plan.status === 'ACTIVE'
+      ? ask({
+          title: `${editing ? `Change the rule of ${featureName}` : 'Link this feature'} on ${plan.name ?? plan.key}?`,
+          body: d.enabled ? 'Every subscriber of the plan is priced by this rule from now on.' : 'The feature is disabled: every subscriber of the plan loses it at once.',
+          confirm: editing ? 'Save rule' : 'Link feature',
+          onConfirm: send,
+        })
+      : send();
   return (
     <Form
       label={editing ? `Rule of ${featureName}` : 'Link a feature'}
@@ -59,6 +70,7 @@ export function RuleForm({ plan, featureId, featureName, initial = BLANK_RULE, e
       <Field label="Credit model (usage burns its credits)" name="creditModelId">
         <CreditModelPicker placeholder="None: billed in money" value={d.creditModelId} onChange={(creditModelId) => set({ creditModelId })} />
       </Field>
+      {dialog}
     </Form>
   );
 }

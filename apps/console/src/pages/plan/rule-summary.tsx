@@ -63,7 +63,12 @@ function Cost({ d, currency }: { d: RuleDraft; currency: string }) {
           , output <Rate value={d.outputCost} currency={currency} unit={d.costUnit} />
         </>
       ) : null}
-      {d.modelCosts.map((m) => ` · ${m.model}`).join('')}
+      {d.modelCosts.map((m) => (
+        <span key={m.model}>
+          {` · ${m.model}: input `}
+          <Rate value={m.input} currency={currency} unit={d.costUnit} />, output <Rate value={m.output} currency={currency} unit={d.costUnit} />
+        </span>
+      ))}
     </Line>
   );
 }
