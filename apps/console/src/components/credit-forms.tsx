@@ -9,7 +9,7 @@ import type { Schemas } from '../api';
 import { useCreatePool, useDeductCredits, useGrantCredits, GRANT_TYPES, type GrantType } from '../queries/credits';
 import { useConfirm } from './confirm-dialog';
 import { Credits } from './figures';
-import { Check, Field, Form } from './form';
+import { Check, Choice, Field, Form } from './form';
 import { CreditModelPicker, CustomerPicker } from './pickers';
 
 type Pool = Schemas['CreditPool'];
@@ -92,11 +92,7 @@ export function CreditMovementForm({ pool }: { pool: Pool }) {
         {granting ? (
           <>
             <Field label="Grant type" name="grantType">
-              <select value={form.grantType} onChange={set('grantType')}>
-                {GRANT_TYPES.map((t) => (
-                  <option key={t}>{t}</option>
-                ))}
-              </select>
+              <Choice value={form.grantType} options={GRANT_TYPES} onChange={(grantType) => setForm({ ...form, grantType })} />
             </Field>
             <Field label="Expires (UTC, empty: never)" name="expiresAt">
               <input type="datetime-local" value={form.expiresAt} onChange={set('expiresAt')} />

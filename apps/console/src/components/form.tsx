@@ -112,3 +112,14 @@ export function Check({ label, checked, onChange }: { label: ReactNode; checked:
     </label>
   );
 }
+
+/** A select of fixed choices (an enum of the API: a provider, a grant type), each shown as its value. */
+export function Choice<T extends string>({ value, options, onChange }: { value: T; options: readonly T[]; onChange: (value: T) => void }) {
+  return (
+    <select value={value} onChange={(e) => onChange(e.target.value as T)}>
+      {options.map((o) => (
+        <option key={o}>{o}</option>
+      ))}
+    </select>
+  );
+}

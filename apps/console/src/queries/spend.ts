@@ -6,7 +6,7 @@ import { orNullOn404, unwrapEmpty, useApiMutation } from './mutation';
 
 /** A report window (inclusive dates; the service's default when absent). */
 export type Window = { from?: string; to?: string };
-type Provider = Schemas['SpendConnection']['provider'];
+export type Provider = Schemas['SpendConnection']['provider'];
 type SettingsUpdate = operations['updateSpendSettings']['requestBody']['content']['application/json'];
 /** Budget ceilings in cents as exact decimal text (never through a float). */
 export type BudgetInput = { monthlyCents: string | null; dailyCents: string | null; monthlyMode: 'ALERT' | 'BLOCK'; alertThreshold: number };

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { Schemas } from '../../api';
-import { useConfirm } from '../../components/confirm-dialog';
+import { useCan } from '../../auth';
+import { ConfirmButton, useConfirm } from '../../components/confirm-dialog';
 import { DataTable, type Column } from '../../components/data-table';
 import { Credits } from '../../components/figures';
 import { Field, Form } from '../../components/form';
@@ -29,6 +30,8 @@ function Allocations({ planId }: { planId: string }) {
   const allocations = usePlanAllocations(planId);
   const remove = useRemoveAllocation(planId);
   const { ask, dialog } = useConfirm();
+  // A plan's credits are the catalog's: the admin's, though the page's pools are billing's.
+  const catalog = useCan('admin');
   const columns: Column<Allocation>[] = [
     { header: 'Credit model', cell: (a) => `${a.creditModelName} (${a.denomination})` },
     { header: 'Credits per period', num: true, cell: (a) => <Credits amount={a.creditAmount} /> },
@@ -38,21 +41,19 @@ function Allocations({ planId }: { planId: string }) {
       header: 'Actions',
       hiddenHeader: true,
       cell: (a) => (
-        <button
-          type="button"
-          className="secondary"
-          aria-label={`Detach ${a.creditModelName}`}
-          onClick={() =>
-            ask({
-              title: `Detach ${a.creditModelName} from this plan?`,
-              body: <>Subscribers stop receiving <Credits amount={a.creditAmount} /> {a.denomination} each period from their next grant; credits granted already stay.</>,
-              confirm: 'Detach',
-              onConfirm: () => remove.mutate(a.creditModelId),
-            })
-          }
+        <ConfirmButton
+          ask={ask}
+          name={`Detach ${a.creditModelName}`}
+          disabled={!catalog.allowed}
+          request={{
+            title: `Detach ${a.creditModelName} from this plan?`,
+            body: <>Subscribers stop receiving <Credits amount={a.creditAmount} /> {a.denomination} each period from their next grant; credits granted already stay.</>,
+            confirm: 'Detach',
+            onConfirm: () => remove.mutate(a.creditModelId),
+          }}
         >
           Detach
-        </button>
+        </ConfirmButton>
       ),
     },
   ];

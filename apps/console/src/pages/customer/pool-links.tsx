@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { operations } from '@tally/client';
 import type { Schemas } from '../../api';
-import { useConfirm } from '../../components/confirm-dialog';
+import { ConfirmButton, useConfirm } from '../../components/confirm-dialog';
 import { DataTable, type Column } from '../../components/data-table';
 import { Credits, Time } from '../../components/figures';
 import { Field, Form } from '../../components/form';
@@ -33,21 +33,18 @@ export function PoolLinks({ pool, customerId }: { pool: Pool; customerId: string
       header: 'Actions',
       hiddenHeader: true,
       cell: (l) => (
-        <button
-          type="button"
-          className="secondary"
-          aria-label={`Unlink ${nameOf(l.subscriptionId)}`}
-          onClick={() =>
-            ask({
-              title: `Unlink ${pool.name} from ${nameOf(l.subscriptionId)}?`,
-              body: 'The subscription stops drawing credits from this pool at once; the pool keeps its balance.',
-              confirm: 'Unlink',
-              onConfirm: () => unlink.mutate(l.subscriptionId),
-            })
-          }
+        <ConfirmButton
+          ask={ask}
+          name={`Unlink ${nameOf(l.subscriptionId)}`}
+          request={{
+            title: `Unlink ${pool.name} from ${nameOf(l.subscriptionId)}?`,
+            body: 'The subscription stops drawing credits from this pool at once; the pool keeps its balance.',
+            confirm: 'Unlink',
+            onConfirm: () => unlink.mutate(l.subscriptionId),
+          }}
         >
           Unlink
-        </button>
+        </ConfirmButton>
       ),
     },
   ];

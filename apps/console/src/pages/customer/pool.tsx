@@ -1,6 +1,6 @@
 import type { Schemas } from '../../api';
 import { ledgerCredits } from '../../credit-figures';
-import { useConfirm } from '../../components/confirm-dialog';
+import { ConfirmButton, useConfirm, type ConfirmRequest } from '../../components/confirm-dialog';
 import { CreditMovementForm } from '../../components/credit-forms';
 import { PoolCard, type UsageReport } from '../../components/credit-views';
 import { DataTable, type Column } from '../../components/data-table';
@@ -41,9 +41,9 @@ export function Pool({ pool, projection, asOf }: { pool: Schemas['CreditPool']; 
   const reverse = useReverseTransaction();
   const { ask, dialog } = useConfirm();
   const reversed = new Set((ledger.data ?? []).map((t) => t.reversedTransactionId).filter(Boolean));
-  const askReverse = (t: Transaction) => {
+  const reversing = (t: Transaction): ConfirmRequest => {
     const back = subtractDecimals('0', t.amount);
-    ask({
+    return {
       title: `Reverse the ${t.transactionType} of ${ledgerCredits(t)} ${pool.denomination}?`,
       body: (
         <>
@@ -53,16 +53,16 @@ export function Pool({ pool, projection, asOf }: { pool: Schemas['CreditPool']; 
       ),
       confirm: 'Reverse',
       onConfirm: () => reverse.mutate(t.id),
-    });
+    };
   };
   const reverseColumn: Column<Transaction> = {
     header: 'Actions',
     hiddenHeader: true,
     cell: (t) =>
       REVERSIBLE.has(t.transactionType) && !reversed.has(t.id) ? (
-        <button type="button" className="secondary" aria-label={`Reverse ${t.transactionType} of ${ledgerCredits(t)}`} onClick={() => askReverse(t)}>
+        <ConfirmButton ask={ask} name={`Reverse ${t.transactionType} of ${ledgerCredits(t)}`} request={reversing(t)}>
           Reverse
-        </button>
+        </ConfirmButton>
       ) : null,
   };
   return (

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { Schemas } from '../../api';
 import { Time } from '../../components/figures';
-import { useConfirm } from '../../components/confirm-dialog';
+import { ConfirmButton, useConfirm } from '../../components/confirm-dialog';
 import { EmptyState, ErrorNote, PageHeader, QueryView } from '../../components/ui';
 import { useSaveBudget, useSpendUnits, useUnitBudget } from '../../queries/spend';
 import { paths } from '../../routes';
@@ -103,21 +103,13 @@ function BudgetActions({ unit, budget, onEdit, onBump }: { unit: Unit; budget: B
           </button>
         ) : null}
         {budget.bumpMonthlyCents !== null ? (
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => ask({ title: `End the bump of ${unit.name} now?`, body: `The ceiling goes back from ${dollars(budget.bumpMonthlyCents)} to ${standing}.`, confirm: 'End bump', onConfirm: () => endBump.mutate() })}
-          >
+          <ConfirmButton ask={ask} request={{ title: `End the bump of ${unit.name} now?`, body: `The ceiling goes back from ${dollars(budget.bumpMonthlyCents)} to ${standing}.`, confirm: 'End bump', onConfirm: () => endBump.mutate() }}>
             End bump
-          </button>
+          </ConfirmButton>
         ) : null}
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => ask({ title: `Delete the budget of ${unit.name}?`, body: 'Its ceilings, alerts and any gateway enforcement end: the unit may spend without limit.', confirm: 'Delete budget', onConfirm: () => remove.mutate() })}
-        >
+        <ConfirmButton ask={ask} request={{ title: `Delete the budget of ${unit.name}?`, body: 'Its ceilings, alerts and any gateway enforcement end: the unit may spend without limit.', confirm: 'Delete budget', onConfirm: () => remove.mutate() }}>
           Delete budget
-        </button>
+        </ConfirmButton>
       </div>
       <ErrorNote error={remove.error ?? endBump.error} title="Budget not changed" />
       {dialog}

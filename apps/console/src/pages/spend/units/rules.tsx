@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import type { Schemas } from '../../../api';
-import { useConfirm } from '../../../components/confirm-dialog';
+import { ConfirmButton, useConfirm } from '../../../components/confirm-dialog';
 import { DataTable, type Column } from '../../../components/data-table';
-import { Field, Form } from '../../../components/form';
+import { Choice, Field, Form } from '../../../components/form';
 import { SpendUnitPicker } from '../../../components/pickers';
 import { ErrorNote } from '../../../components/ui';
-import { MATCH_KINDS, PROVIDERS, useCreateRule, useDeleteRule, useSpendRules, useSpendUnits, type RuleInput } from '../../../queries/spend';
+import { MATCH_KINDS, PROVIDERS, useCreateRule, useDeleteRule, useSpendRules, useSpendUnits, type MatchKind, type Provider } from '../../../queries/spend';
 
 type Rule = Schemas['SpendRule'];
 
@@ -27,21 +27,18 @@ export function Rules() {
       header: 'Actions',
       hiddenHeader: true,
       cell: (r) => (
-        <button
-          type="button"
-          className="secondary"
-          aria-label={`Delete rule ${describe(r)}`}
-          onClick={() =>
-            ask({
-              title: `Delete the rule ${describe(r)}?`,
-              body: `Spend it attributed to ${unitName(r.spendUnitId)}, history included, goes to the next matching rule or to Unattributed.`,
-              confirm: 'Delete rule',
-              onConfirm: () => remove.mutate(r.id),
-            })
-          }
+        <ConfirmButton
+          ask={ask}
+          name={`Delete rule ${describe(r)}`}
+          request={{
+            title: `Delete the rule ${describe(r)}?`,
+            body: `Spend it attributed to ${unitName(r.spendUnitId)}, history included, goes to the next matching rule or to Unattributed.`,
+            confirm: 'Delete rule',
+            onConfirm: () => remove.mutate(r.id),
+          }}
         >
           Delete
-        </button>
+        </ConfirmButton>
       ),
     },
   ];
@@ -56,31 +53,23 @@ export function Rules() {
   );
 }
 
-const BLANK = { spendUnitId: '', provider: 'ANTHROPIC', matchKind: 'WORKSPACE_ID', matchValue: '', priority: '100' };
+const BLANK = { spendUnitId: '', provider: 'ANTHROPIC' as Provider, matchKind: 'WORKSPACE_ID' as MatchKind, matchValue: '', priority: '100' };
 
 function RuleForm() {
   const [form, setForm] = useState(BLANK);
   const create = useCreateRule(() => setForm({ ...BLANK, provider: form.provider, matchKind: form.matchKind }));
   const text = (field: keyof typeof BLANK) => (e: { target: { value: string } }) => setForm({ ...form, [field]: e.target.value });
-  const submit = () => create.mutate({ ...form, priority: Number(form.priority) } as RuleInput);
+  const submit = () => create.mutate({ ...form, priority: Number(form.priority) });
   return (
     <Form label="New attribution rule" submission={create} onSubmit={submit} submit="Add rule" failed="Rule not added">
       <Field label="Unit" name="spendUnitId">
         <SpendUnitPicker required value={form.spendUnitId} onChange={(spendUnitId) => setForm({ ...form, spendUnitId })} />
       </Field>
       <Field label="Provider" name="provider">
-        <select value={form.provider} onChange={text('provider')}>
-          {PROVIDERS.map((p) => (
-            <option key={p}>{p}</option>
-          ))}
-        </select>
+        <Choice value={form.provider} options={PROVIDERS} onChange={(provider) => setForm({ ...form, provider })} />
       </Field>
       <Field label="Match" name="matchKind">
-        <select value={form.matchKind} onChange={text('matchKind')}>
-          {MATCH_KINDS.map((k) => (
-            <option key={k}>{k}</option>
-          ))}
-        </select>
+        <Choice value={form.matchKind} options={MATCH_KINDS} onChange={(matchKind) => setForm({ ...form, matchKind })} />
       </Field>
       <Field label="Value" name="matchValue">
         <input required maxLength={255} value={form.matchValue} onChange={text('matchValue')} />

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { Schemas } from '../../../api';
-import { Field, Form } from '../../../components/form';
+import { Choice, Field, Form } from '../../../components/form';
 import { FeaturePicker, SpendUnitPicker } from '../../../components/pickers';
 import { UNIT_TYPES, useCreateUnit, useUpdateUnit, type UnitInput, type UnitType } from '../../../queries/spend';
 
@@ -40,11 +40,7 @@ export function UnitForm({ unit, onDone }: { unit?: Unit; onDone?: () => void })
   return (
     <Form label={unit ? `Edit ${unit.name}` : 'New spend unit'} submission={save} onSubmit={() => save.mutate(inputOf(draft))} submit={unit ? 'Save unit' : 'Create unit'} failed={unit ? 'Unit not saved' : 'Unit not created'}>
       <Field label="Type" name="type">
-        <select value={draft.type} onChange={text('type')}>
-          {UNIT_TYPES.map((t) => (
-            <option key={t}>{t}</option>
-          ))}
-        </select>
+        <Choice value={draft.type} options={UNIT_TYPES} onChange={(type) => setDraft({ ...draft, type })} />
       </Field>
       <Field label="Name" name="name">
         <input required maxLength={120} value={draft.name} onChange={text('name')} />

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { Schemas } from '../../../api';
-import { useConfirm } from '../../../components/confirm-dialog';
+import { ConfirmButton, useConfirm } from '../../../components/confirm-dialog';
 import { DataTable, type Column } from '../../../components/data-table';
 import { Time } from '../../../components/figures';
 import { ErrorNote } from '../../../components/ui';
@@ -18,13 +18,12 @@ export function UnitTree() {
   const [editing, setEditing] = useState<string | null>(null);
   const { ask, dialog } = useConfirm();
   const nameOf = (id: string | null) => units.data?.find((u) => u.id === id)?.name;
-  const askDelete = (u: Unit) =>
-    ask({
-      title: `Delete ${u.name}?`,
-      body: `Its attribution rules and its budget are deleted, and its children move up to ${nameOf(u.parentId) ?? 'the top level'}. Its spend becomes unattributed.`,
-      confirm: 'Delete unit',
-      onConfirm: () => remove.mutate(u.id),
-    });
+  const deleting = (u: Unit) => ({
+    title: `Delete ${u.name}?`,
+    body: `Its attribution rules and its budget are deleted, and its children move up to ${nameOf(u.parentId) ?? 'the top level'}. Its spend becomes unattributed.`,
+    confirm: 'Delete unit',
+    onConfirm: () => remove.mutate(u.id),
+  });
   const columns: Column<Row>[] = [
     { header: 'Unit', cell: ({ row, depth }) => <span style={{ paddingLeft: `${depth * 1.25}rem` }}>{row.name}</span> },
     { header: 'Type', cell: ({ row }) => row.type },
@@ -38,9 +37,9 @@ export function UnitTree() {
           <button type="button" className="secondary" aria-label={`Edit ${row.name}`} aria-expanded={editing === row.id} onClick={() => setEditing(editing === row.id ? null : row.id)}>
             Edit
           </button>
-          <button type="button" className="secondary" aria-label={`Delete ${row.name}`} onClick={() => askDelete(row)}>
+          <ConfirmButton ask={ask} name={`Delete ${row.name}`} request={deleting(row)}>
             Delete
-          </button>
+          </ConfirmButton>
         </span>
       ),
     },
