@@ -22,6 +22,7 @@ export const MODULE_DEPENDENCIES = {
   mcp: ['catalog', 'customers', 'billing', 'credits', 'usage', 'payments'],
   spend: ['catalog', 'credits', 'usage'],
   portal: ['accounts', 'customers', 'payments'],
+  webhooks: [],
 };
 
 export default tseslint.config(

@@ -20,6 +20,7 @@ import { mcpRoutes } from './modules/mcp/index.js';
 import { paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes } from './modules/payments/index.js';
 import { portalRoutes } from './modules/portal/index.js';
 import { recordAudit, settingsAdminRoutes } from './modules/settings/index.js';
+import { webhookRoutes } from './modules/webhooks/index.js';
 import { spendRoutes } from './modules/spend/index.js';
 import { usageAdminRoutes, usageClientRoutes } from './modules/usage/index.js';
 import type { AppContext } from './platform/context.js';
@@ -206,6 +207,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(consoleRoutes(config, consoleDir));
   await app.register(accounts.accountRoutes(ctx));
   await app.register(settingsAdminRoutes(ctx));
+  // Outbound events belong to no module switch (api-contract-events.md §E1.3).
+  await app.register(webhookRoutes(ctx));
   // Monetization module (its switch answers module_disabled by path prefix in the auth hook).
   for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes, agentPublicRoutes, customerKeyRoutes, customerKeyAdminRoutes, portalRoutes, paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes, mcpRoutes, spendRoutes]) {
     await app.register(routes(ctx));

@@ -6,7 +6,7 @@ import { createRuntime } from './runtime.js';
 async function main() {
   const config = loadConfig();
   const runtime = await createRuntime(config);
-  const { app, ctx, scheduler } = runtime;
+  const { app, ctx, scheduler, relay } = runtime;
   for (const warning of config.warnings) app.log.warn(warning);
 
   if (!config.isProduction) {
@@ -20,7 +20,10 @@ async function main() {
   }
 
   await app.listen({ port: config.port, host: config.host });
-  if (config.jobsEnabled) scheduler.start();
+  if (config.jobsEnabled) {
+    scheduler.start();
+    relay.start();
+  }
   const where = config.database.kind === 'pglite' ? `embedded database in ${config.database.dataDir}` : 'PostgreSQL';
   app.log.info(
     `Tally listening on ${config.host}:${config.port} (${where}; API keys: ${config.apiKeyEnvironment}); API docs at /swagger-ui.html`,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildAppOptions } from './app.js';
 import type { Config } from './config.js';
 import { purgeStaleLoginThrottles, purgeStaleOperatorSessions } from './modules/accounts/index.js';
+import { createRelay, purgeOldEvents, type Relay } from './modules/webhooks/index.js';
 import * as billing from './modules/billing/index.js';
 import * as credits from './modules/credits/index.js';
 import * as payments from './modules/payments/index.js';
@@ -24,6 +25,8 @@ export type Runtime = {
   ctx: AppContext;
   app: FastifyInstance;
   scheduler: Scheduler;
+  /** Delivers outbound events (webhooks module); started with the scheduler (main.ts). */
+  relay: Relay;
   close(): Promise<void>;
 };
 
@@ -64,6 +67,7 @@ export function jobsOf(ctx: AppContext): Job[] {
       run: async ({ now }) => {
         await purgeStaleLoginThrottles(ctx, now);
         await purgeStaleOperatorSessions(ctx, now);
+        await purgeOldEvents(ctx, now);
         await ctx.db.deleteFrom('job_runs').where('started_at', '<', new Date(now.getTime() - 30 * 86_400_000)).execute();
       },
     },
@@ -113,10 +117,12 @@ export async function createRuntime(
     ctx.batches.setLogger(app.log);
     const scheduler = new Scheduler(ctx.db, ctx.clock, jobsOf(ctx), app.log, ctx.metrics);
     const listener = await startCacheListener(database, ctx.cache, app.log);
+    const relay = createRelay(ctx, app.log);
     return {
       ctx,
       app,
       scheduler,
+      relay,
       /**
        * Graceful: stops accepting connections and lets in-flight requests and the running job slot
        * finish (together), then flushes and closes the listener and the pool.
@@ -126,7 +132,7 @@ export async function createRuntime(
         // in-flight request answers later would otherwise hold the close until its keep-alive timeout.
         const idle = setInterval(() => app.server.closeIdleConnections(), 100);
         try {
-          await Promise.all([scheduler.stop(), app.close()]);
+          await Promise.all([scheduler.stop(), relay.stop(), app.close()]);
         } finally {
           clearInterval(idle);
         }

@@ -1,12 +1,13 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/database.js';
 import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
-import { withStatement, withTransaction } from '../../platform/db/transaction.js';
+import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError, notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { customerSubscriptions } from './extensions.js';
+import { recordEvent } from '../../platform/events/outbox.js';
 import * as repo from './repo.js';
 import type { CustomerCreate, CustomerUpdate } from './schema.js';
 
@@ -59,12 +60,19 @@ export function toAdminCustomer(row: repo.CustomerRow) {
   };
 }
 
+/** Records `customer.created` in the creating transaction (api-contract-events.md §E5.2). */
+async function customerCreated(tx: Executor, row: repo.CustomerRow) {
+  await recordEvent(tx, { accountId: row.account_id, type: 'customer.created', object: toAdminCustomer(row), now: row.created_at });
+  return row;
+}
+
 export async function createCustomer(ctx: AppContext, accountId: string, input: CustomerCreate) {
   const now = ctx.clock.now();
   const ref = (input.customerReferenceId ?? input.externalClientCustomerId)!;
   try {
-    // One statement; under an Idempotency-Key it is recorded, so a retry replays the created customer.
-    return await withStatement(ctx.db, (db) => repo.insertCustomer(db, {
+    // With its customer.created event (the outbox, ADR 0035); under an Idempotency-Key the transaction
+    // is recorded, so a retry replays the created customer and records no second event.
+    return await withTransaction(ctx.db, async (db) => customerCreated(db, await repo.insertCustomer(db, {
       id: newId(),
       account_id: accountId,
       customer_reference_id: ref,
@@ -76,7 +84,7 @@ export async function createCustomer(ctx: AppContext, accountId: string, input: 
       source: 'MANUAL',
       created_at: now,
       modified_at: now,
-    }));
+    })));
   } catch (err) {
     throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.customerReference]: `Customer with customerReferenceId '${ref}' already exists` });
   }
@@ -91,7 +99,7 @@ export async function createCustomerInTransaction(
   input: { accountId: string; customerReferenceId: string; email: string; firstName: string | null; source: repo.CustomerRow['source']; now: Date },
 ) {
   try {
-    return await repo.insertCustomer(tx, {
+    return await customerCreated(tx, await repo.insertCustomer(tx, {
       id: newId(),
       account_id: input.accountId,
       customer_reference_id: input.customerReferenceId,
@@ -103,7 +111,7 @@ export async function createCustomerInTransaction(
       source: input.source,
       created_at: input.now,
       modified_at: input.now,
-    });
+    }));
   } catch (err) {
     throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.customerReference]: `Customer with customerReferenceId '${input.customerReferenceId}' already exists` });
   }
@@ -149,15 +157,19 @@ export async function updateCustomer(ctx: AppContext, accountId: string, ref: st
   return withTransaction(ctx.db, async (tx) => {
     const row = await repo.lockCustomerByRef(tx, accountId, ref);
     if (!row) throw notFound(`Customer not found: ${ref}`);
-    return repo.updateCustomer(tx, {
+    const next = {
       ...row,
       email: input.email ?? row.email,
       first_name: input.firstName === undefined ? row.first_name : input.firstName,
       last_name: input.lastName === undefined ? row.last_name : input.lastName,
       phone_number: input.phoneNumber === undefined ? row.phone_number : input.phoneNumber,
       address: input.address === undefined ? row.address : input.address,
-      modified_at: ctx.clock.now(),
-    });
+    };
+    const changed = (['email', 'first_name', 'last_name', 'phone_number'] as const).some((k) => next[k] !== row[k]) || JSON.stringify(next.address) !== JSON.stringify(row.address);
+    const updated = await repo.updateCustomer(tx, { ...next, modified_at: ctx.clock.now() });
+    // A PATCH that changes nothing records nothing (§E5.1).
+    if (changed) await recordEvent(tx, { accountId, type: 'customer.updated', object: toAdminCustomer(updated), now: updated.modified_at });
+    return updated;
   });
 }
 

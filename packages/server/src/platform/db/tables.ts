@@ -66,7 +66,18 @@ export interface SchemaMigrationsTable {
  * The platform's tables. Each module adds its own with
  * `declare module '../../platform/db/tables.js' { interface DB { … } }` in its tables.ts.
  */
+/** The outbox of outbound events (migration 0038, platform/events/outbox.ts): the payload is the exact bytes sent. */
+export interface OutboundEventsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  payload: string;
+  created_at: Date;
+  fanned_out_at: Date | null;
+}
+
 export interface DB {
+  outbound_events: OutboundEventsTable;
   idempotency_records: IdempotencyRecordsTable;
   job_runs: JobRunsTable;
   node_boots: NodeBootsTable;

@@ -6,7 +6,8 @@
  *   - `billing`: customers, subscriptions, invoices, credit pools, grants, deductions, reversals and
  *     links, portal links, purchases and checkouts;
  *   - `admin`: the catalog (features, plans, rules, credit models, prices, weights), API keys (tenant
- *     and customer), settings, the payment processor, events and outcomes, the internal-spend side;
+ *     and customer), settings, the payment processor, events and outcomes, webhook endpoints, the
+ *     internal-spend side;
  *   - `owner`: operators (users) and ownership.
  * The level of a route is decided by its method and URL pattern here, so it is written once and a
  * route added under a known prefix gets its area's level; a pattern no rule knows needs `owner`
@@ -49,7 +50,7 @@ const RULES: [RegExp, OperatorAccess][] = [
   // The rest of the Client API an operator may call: customers, subscriptions, invoices, credits,
   // reservations, portal links, purchases and checkouts.
   [/^\/api\/v1\/client\//, 'billing'],
-  [/^\/api\/v1\/(spend|data|tanso)\//, 'admin'],
+  [/^\/api\/v1\/(spend|data|tanso|webhooks)\//, 'admin'],
 ];
 
 /** The access level a route needs; unknown patterns need `owner`. */

@@ -183,6 +183,18 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/v1/spend/reports/savings': 'read',
   'POST /api/v1/spend/reports/simulate': 'read',
   'GET /api/v1/spend/reports/pnl': 'read',
+  'POST /api/v1/webhooks/endpoints': 'admin',
+  'GET /api/v1/webhooks/endpoints': 'read',
+  'GET /api/v1/webhooks/endpoints/:endpointId': 'read',
+  'PATCH /api/v1/webhooks/endpoints/:endpointId': 'admin',
+  'DELETE /api/v1/webhooks/endpoints/:endpointId': 'admin',
+  'POST /api/v1/webhooks/endpoints/:endpointId/rotate-secret': 'admin',
+  'POST /api/v1/webhooks/endpoints/:endpointId/test': 'admin',
+  'POST /api/v1/webhooks/endpoints/:endpointId/events/:eventId/resend': 'admin',
+  'GET /api/v1/webhooks/events': 'read',
+  'GET /api/v1/webhooks/events/:eventId': 'read',
+  'GET /api/v1/webhooks/deliveries': 'read',
+  'GET /api/v1/webhooks/deliveries/:deliveryId': 'read',
 };
 
 const GRANTS: Record<Role, Access[]> = {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../../platform/context.js';
 import { notFound } from '../../../platform/errors/app-error.js';
 import type { ConnectionRow } from './repo.js';
-import { guardedDispatcher, outboundPolicyOf } from '../outbound-guard.js';
+import { guardedDispatcher, outboundPolicyOf } from '../../../platform/http/outbound-guard.js';
 import { vendorClient, type VendorClient, type VendorClientOptions } from '../vendors/index.js';
 import { baseUrlOf, PROVIDERS } from '../providers.js';
 

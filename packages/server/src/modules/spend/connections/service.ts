@@ -14,7 +14,7 @@ import * as repo from './repo.js';
 import type { ConnectionRow } from './repo.js';
 import { clientFor, sealContext } from './client.js';
 import { enforceAccountBudgets } from '../gateway/service.js';
-import { assertOutboundUrl, outboundPolicyOf } from '../outbound-guard.js';
+import { assertOutboundUrl, outboundPolicyOf } from '../../../platform/http/outbound-guard.js';
 import { VendorError, type VendorClient } from '../vendors/index.js';
 
 /**

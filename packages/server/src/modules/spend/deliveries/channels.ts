@@ -1,7 +1,7 @@
 import type { Agent } from 'undici';
 import type { AppContext } from '../../../platform/context.js';
 import { emailContent, isRetryableStatus, slackText, webhookBody, webhookHeaders, type SpendEvent } from './domain.js';
-import { guardedDispatcher, OUTBOUND_URL_REFUSED, outboundPolicyOf } from '../outbound-guard.js';
+import { guardRefusalOf, outboundPolicyOf, sharedGuardedDispatcher } from '../../../platform/http/outbound-guard.js';
 import type { SpendSettings } from '../settings/domain.js';
 
 /**
@@ -39,7 +39,7 @@ async function post(ctx: AppContext, what: string, request: Post): Promise<Answe
     ctx.metrics.outboundCall(request.vendor, 'error');
     const name = (err as { name?: string }).name;
     if (name === 'TimeoutError' || name === 'AbortError') return { error: `${what} did not answer within ${timeoutMs} ms`, retryable: true };
-    const refusal = guardRefusal(err);
+    const refusal = guardRefusalOf(err);
     if (refusal) return { error: refusal, retryable: false };
     return { error: `${what} could not be reached`, retryable: true };
   }
@@ -106,22 +106,6 @@ function resendReason(text: string): string {
   }
 }
 
-function guardRefusal(err: unknown): string | null {
-  let e: unknown = err;
-  for (let i = 0; i < 4 && e; i += 1) {
-    if ((e as { code?: string }).code === OUTBOUND_URL_REFUSED) return (e as Error).message;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return null;
-}
-
-/** One guarded dispatcher per policy, kept for the process (its pooled connections are reused). */
-const dispatchers = new Map<string, Agent>();
-
 function dispatcherFor(ctx: AppContext): Agent {
-  const policy = outboundPolicyOf(ctx.config);
-  const key = `${policy.allowPrivate}:${policy.allowLoopback}`;
-  let dispatcher = dispatchers.get(key);
-  if (!dispatcher) dispatchers.set(key, (dispatcher = guardedDispatcher(policy)));
-  return dispatcher;
+  return sharedGuardedDispatcher(outboundPolicyOf(ctx.config));
 }

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../platform/context.js';
 import { withTransaction } from '../../../platform/db/transaction.js';
-import { assertOutboundUrl, outboundPolicyOf, type Resolver } from '../outbound-guard.js';
+import { assertOutboundUrl, outboundPolicyOf, type Resolver } from '../../../platform/http/outbound-guard.js';
 import { applySpendSettingsPatch, DEFAULT_SPEND_SETTINGS, type SpendSettings, type SpendSettingsPatch } from './domain.js';
 import { findSpendSettingsRow, lockSpendSettingsRow, updateSpendSettingsRow, type SpendSettingsRow } from './repo.js';
 

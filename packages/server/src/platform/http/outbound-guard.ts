@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
-import { invalidField } from '../../platform/errors/app-error.js';
+import { invalidField } from '../errors/app-error.js';
 
 /**
  * The outbound-URL guard (contract §7.6): URLs the service calls on a tenant's behalf (LiteLLM
@@ -198,4 +198,24 @@ export function outboundPolicyOf(config: { spend: { outboundAllowPrivate: boolea
 export async function assertOutboundUrl(field: string, raw: string, policy: OutboundPolicy, resolve: Resolver = systemResolver): Promise<void> {
   const refusal = await outboundUrlRefusal(raw, policy, resolve);
   if (refusal) throw invalidField(field, `outbound URL refused: ${refusal}`);
+}
+
+/** The guard's refusal message when `err` (or a cause up to four deep) is a connect-time refusal, else null. */
+export function guardRefusalOf(err: unknown): string | null {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e; i += 1) {
+    if ((e as { code?: string }).code === OUTBOUND_URL_REFUSED) return (e as Error).message;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+/** One guarded dispatcher per policy, kept for the process (its pooled connections are reused). */
+const dispatchers = new Map<string, Agent>();
+
+export function sharedGuardedDispatcher(policy: OutboundPolicy): Agent {
+  const key = `${policy.allowPrivate}:${policy.allowLoopback}`;
+  let dispatcher = dispatchers.get(key);
+  if (!dispatcher) dispatchers.set(key, (dispatcher = guardedDispatcher(policy)));
+  return dispatcher;
 }

@@ -1,0 +1,57 @@
+import type { Executor } from '../db/database.js';
+import { stringifyJson } from '../http/json.js';
+import { newId } from '../ids.js';
+
+/**
+ * The transactional outbox of outbound events (issue 33, api-contract-events.md §E1.1, ADR 0035).
+ * Every module records the events of its changes here, with the executor of the change's own
+ * transaction: a change that rolls back records nothing, a change that commits always has its event,
+ * whatever happens to the process after the commit. The payload is serialised once, now, and every
+ * attempt and resend sends exactly these bytes; the relay (webhooks module) delivers it after commit.
+ */
+export const EVENT_TYPES = [
+  'customer.created',
+  'customer.updated',
+  'subscription.created',
+  'subscription.activated',
+  'subscription.plan_changed',
+  'subscription.canceled',
+  'subscription.past_due',
+  'invoice.created',
+  'invoice.paid',
+  'invoice.past_due',
+  'invoice.voided',
+  'payment.succeeded',
+  'payment.failed',
+  'checkout.completed',
+  'credits.granted',
+  'credits.balance_low',
+  'credits.depleted',
+  'credits.expired',
+  'reservation.expired',
+  'usage.threshold_reached',
+  'spend.alert',
+  'spend.digest',
+  'webhook.test',
+  'webhook_endpoint.disabled',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const isEventType = (value: string): value is EventType => (EVENT_TYPES as readonly string[]).includes(value);
+
+export type RecordedEvent = { id: string; type: EventType; createdAt: Date; accountId: string; payload: string };
+
+/**
+ * Records one event in the caller's transaction. `object` is the object in its contract shape as of
+ * this change (a snapshot, not re-read at delivery); `extra` adds the type's other `data` fields.
+ */
+export async function recordEvent(
+  tx: Executor,
+  event: { accountId: string; type: EventType; object: unknown; extra?: Record<string, unknown>; now: Date },
+): Promise<RecordedEvent> {
+  const id = newId(event.now.getTime());
+  const payload = stringifyJson({ id, type: event.type, createdAt: event.now.toISOString(), accountId: event.accountId, data: { object: event.object, ...event.extra } });
+  await tx.insertInto('outbound_events').values({ id, account_id: event.accountId, type: event.type, payload, created_at: event.now, fanned_out_at: null }).execute();
+  return { id, type: event.type, createdAt: event.now, accountId: event.accountId, payload };
+}
