@@ -17,14 +17,15 @@ export const findCustomerById = (db: Executor, accountId: string, id: string) =>
 export const insertCustomer = (db: Executor, row: CustomerRow) => db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
 
 /** Inserts unless the reference exists; returns the row either way (race-safe auto-creation). */
-export async function ensureCustomer(db: Executor, row: CustomerRow): Promise<CustomerRow> {
+/** The customer with this reference, inserted when missing; `created` says which. */
+export async function ensureCustomer(db: Executor, row: CustomerRow): Promise<{ row: CustomerRow; created: boolean }> {
   const inserted = await db
     .insertInto('customers')
     .values(row)
     .onConflict((oc) => oc.columns(['account_id', 'customer_reference_id']).doNothing())
     .returningAll()
     .executeTakeFirst();
-  return inserted ?? (await findCustomerByRef(db, row.account_id, row.customer_reference_id))!;
+  return inserted ? { row: inserted, created: true } : { row: (await findCustomerByRef(db, row.account_id, row.customer_reference_id))!, created: false };
 }
 
 export const updateCustomer = (db: Executor, row: CustomerRow) =>

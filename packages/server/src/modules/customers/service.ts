@@ -153,6 +153,17 @@ export async function resolveCallerCustomer(db: Executor, principal: Principal, 
 }
 
 /** PATCH: only the fields sent change. The row is locked while read and written, so concurrent PATCHes never lose an update. */
+const ATTRIBUTES = { email: 'email', first_name: 'firstName', last_name: 'lastName', phone_number: 'phoneNumber', address: 'address' } as const;
+
+/** The API fields whose value changed, each with its value before (customer.updated's previousAttributes). */
+export function changedAttributes(before: repo.CustomerRow, after: repo.CustomerRow): Record<string, unknown> {
+  const changed: Record<string, unknown> = {};
+  for (const [column, field] of Object.entries(ATTRIBUTES) as [keyof typeof ATTRIBUTES, string][]) {
+    if (JSON.stringify(before[column] ?? null) !== JSON.stringify(after[column] ?? null)) changed[field] = before[column] ?? null;
+  }
+  return changed;
+}
+
 export async function updateCustomer(ctx: AppContext, accountId: string, ref: string, input: CustomerUpdate) {
   return withTransaction(ctx.db, async (tx) => {
     const row = await repo.lockCustomerByRef(tx, accountId, ref);
@@ -165,10 +176,12 @@ export async function updateCustomer(ctx: AppContext, accountId: string, ref: st
       phone_number: input.phoneNumber === undefined ? row.phone_number : input.phoneNumber,
       address: input.address === undefined ? row.address : input.address,
     };
-    const changed = (['email', 'first_name', 'last_name', 'phone_number'] as const).some((k) => next[k] !== row[k]) || JSON.stringify(next.address) !== JSON.stringify(row.address);
+    const previousAttributes = changedAttributes(row, next);
     const updated = await repo.updateCustomer(tx, { ...next, modified_at: ctx.clock.now() });
-    // A PATCH that changes nothing records nothing (§E5.1).
-    if (changed) await recordEvent(tx, { accountId, type: 'customer.updated', object: toAdminCustomer(updated), now: updated.modified_at });
+    // A PATCH that changes nothing records nothing (§E5.1); the event names what changed, with its value before.
+    if (Object.keys(previousAttributes).length > 0) {
+      await recordEvent(tx, { accountId, type: 'customer.updated', object: toAdminCustomer(updated), extra: { previousAttributes }, now: updated.modified_at });
+    }
     return updated;
   });
 }
@@ -185,9 +198,9 @@ export function listAllCustomers(ctx: AppContext, accountId: string) {
   return repo.listCustomers(ctx.db, accountId, {});
 }
 
-/** Finds or creates (source EVENT_AUTO_CREATED) the customer an event names. */
-export function ensureCustomerForEvent(db: Executor, accountId: string, ref: string, now: Date) {
-  return repo.ensureCustomer(db, {
+/** Finds or creates (source EVENT_AUTO_CREATED, with its customer.created event) the customer an event names. */
+export async function ensureCustomerForEvent(db: Executor, accountId: string, ref: string, now: Date) {
+  const { row, created } = await repo.ensureCustomer(db, {
     id: newId(),
     account_id: accountId,
     customer_reference_id: ref,
@@ -200,4 +213,5 @@ export function ensureCustomerForEvent(db: Executor, accountId: string, ref: str
     created_at: now,
     modified_at: now,
   });
+  return created ? customerCreated(db, row) : row;
 }

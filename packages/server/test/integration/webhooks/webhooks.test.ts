@@ -139,8 +139,19 @@ describe('outbound events (issue 33)', () => {
     assert.equal(dup.status, 409);
     await client('PATCH', '/api/v1/client/customers/dup', { email: 'd@example.com' });
     await client('PATCH', '/api/v1/client/customers/dup', { email: 'new@example.com' });
-    const events = (await admin('GET', '/api/v1/webhooks/events')).body.data.items as { type: string }[];
+    const events = (await admin('GET', '/api/v1/webhooks/events')).body.data.items as { type: string; data: { object: { email: string }; previousAttributes?: unknown } }[];
     assert.deepEqual(events.map((e) => e.type).sort(), ['customer.created', 'customer.updated']);
+    const updated = events.find((e) => e.type === 'customer.updated')!;
+    assert.equal(updated.data.object.email, 'new@example.com');
+    assert.deepEqual(updated.data.previousAttributes, { email: 'd@example.com' }, 'only the fields that changed, with their value before');
+  });
+
+  test('when a stored usage event creates its customer then customer.created is recorded with source EVENT_AUTO_CREATED', async () => {
+    const { account, admin } = await setup('/auto');
+    const res = await tenant(account.apiKey)('POST', '/api/v1/client/events', { eventName: 'call', eventIdempotencyKey: 'auto-1', customerReferenceId: 'auto-cust', featureKey: 'auto.feature', usageUnits: 1 });
+    assert.ok(res.status < 300, res.text);
+    const events = (await admin('GET', '/api/v1/webhooks/events?type=customer.created')).body.data.items as { data: { object: { customerReferenceId: string; source: string } } }[];
+    assert.deepEqual(events.map((e) => [e.data.object.customerReferenceId, e.data.object.source]), [['auto-cust', 'EVENT_AUTO_CREATED']]);
   });
 
   test('when the receiver fails then the attempt is retried on the schedule; 410 disables the endpoint and records webhook_endpoint.disabled for the others', async () => {
