@@ -9,7 +9,7 @@ import type { OperatorAccess } from './roles';
 
 /** A module of the server that can be switched off (GET /public/v1/console); its pages hide then. */
 export type ModuleName = 'monetization' | 'build';
-export type SectionTitle = 'Monetization' | 'AI spend' | 'Account';
+export type SectionTitle = 'Monetization' | 'AI spend' | 'Webhooks' | 'Account';
 /** Who may open the route: `operator` (signed in, inside the shell), `public` (no sign-in, no shell). */
 type Access = 'operator' | 'public';
 
@@ -32,6 +32,8 @@ const money = page('Monetization', 'monetization', 'billing');
 const spend = page('AI spend', 'build', 'admin');
 const detail = page(null, 'monetization', 'billing');
 const account = page('Account', null, 'admin');
+/** Outbound events (api-contract-events.md): reading them is `read`, changing endpoints or sending is `admin`. */
+const webhooks = page('Webhooks', null, 'admin');
 /** The catalog, events, payments and agent settings are the admin's (the server's table). */
 const admin = { change: 'admin' } as const;
 
@@ -55,10 +57,14 @@ export const ROUTES = {
   spendAlerts: spend('/spend/alerts', 'Alerts'),
   spendReports: spend('/spend/reports', 'Reports'),
   spendSettings: spend('/spend/settings', 'Spend settings'),
+  webhookEndpoints: webhooks('/webhooks/endpoints', 'Endpoints'),
+  webhookDeliveries: webhooks('/webhooks/deliveries', 'Deliveries'),
+  webhookEvents: webhooks('/webhooks/events', 'Event log'),
   account: account('/account', 'Account & keys'),
   users: account('/users', 'Users', { open: 'owner', change: 'owner' }),
   plan: detail('/catalog/plans/:planId', 'Plan', admin),
   customer: detail('/customers/:customerId', 'Customer'),
+  webhookDelivery: page(null, null, 'admin')('/webhooks/deliveries/:deliveryId', 'Delivery'),
 } satisfies Record<string, RouteDef>;
 
 export type RouteName = keyof typeof ROUTES;
@@ -78,12 +84,20 @@ export const paths = {
   plans: ROUTES.plans.path,
   account: ROUTES.account.path,
   spendUnits: ROUTES.spendUnits.path,
+  webhookEndpoints: ROUTES.webhookEndpoints.path,
+  webhookEvents: ROUTES.webhookEvents.path,
+  webhookDelivery: (deliveryId: string) => fill(ROUTES.webhookDelivery.path, { deliveryId }),
+  /** The deliveries log, filtered (`endpointId`, `eventId`, `status`, `eventType`). */
+  webhookDeliveries: (filter: Record<string, string> = {}) => {
+    const query = new URLSearchParams(filter).toString();
+    return query ? `${ROUTES.webhookDeliveries.path}?${query}` : ROUTES.webhookDeliveries.path;
+  },
 };
 
 export type NavEntry = { path: string; label: string; module: ModuleName | null; open: OperatorAccess };
 export type NavSection = { title: SectionTitle; entries: NavEntry[] };
 
-const SECTIONS: SectionTitle[] = ['Monetization', 'AI spend', 'Account'];
+const SECTIONS: SectionTitle[] = ['Monetization', 'AI spend', 'Webhooks', 'Account'];
 
 /** The navigation: the routes that name a section, in the table's order. */
 export const NAV: NavSection[] = SECTIONS.map((title) => ({

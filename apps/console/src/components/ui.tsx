@@ -119,10 +119,10 @@ export function StatusNote({ children, className }: { children: ReactNode; class
  * A secondary button (an action in a row, opening or closing a form): disabled, saying which role
  * it needs, where the operator's role may not change things on the page (useCan), as a Form is.
  */
-export function SecondaryButton({ children, onClick, disabled }: { children: ReactNode; onClick: () => void; disabled?: boolean }) {
+export function SecondaryButton({ children, onClick, disabled, name }: { children: ReactNode; onClick: () => void; disabled?: boolean; /** Its accessible name where the text does not tell rows apart. */ name?: string }) {
   const can = useCan();
   return (
-    <button type="button" className="secondary" disabled={disabled || !can.allowed} title={can.why} onClick={onClick}>
+    <button type="button" className="secondary" disabled={disabled || !can.allowed} title={can.why} aria-label={name} onClick={onClick}>
       {children}
     </button>
   );

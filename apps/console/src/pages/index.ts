@@ -30,4 +30,8 @@ export const PAGES = {
   users: () => import('./users'),
   plan: () => import('./plan'),
   customer: () => import('./customer'),
+  webhookEndpoints: () => import('./webhooks/endpoints'),
+  webhookDeliveries: () => import('./webhooks/deliveries'),
+  webhookEvents: () => import('./webhooks/events'),
+  webhookDelivery: () => import('./webhooks/delivery'),
 } satisfies Record<Exclude<RouteName, 'login'>, Loader>;

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { openConsole, type ConsoleSession } from './browser.js';
+
+/**
+ * Webhooks in the console (issue 33): an endpoint pointing at a receiver on loopback is added (its
+ * secret shown once), sent a test event that the relay delivers (the delivery SUCCEEDED in the log,
+ * with its attempt), its secret rotated, disabled and enabled, and deleted; each step read back
+ * from the API.
+ */
+describe('console: webhooks (browser)', () => {
+  let c: ConsoleSession;
+  let receiver: Server;
+  let url: string;
+  const received: string[] = [];
+
+  before(async () => {
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push(body);
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    c = await openConsole({ env: { APP_SPEND_OUTBOUND_ALLOW_LOOPBACK: 'true' } });
+    await c.signIn();
+  });
+  after(async () => {
+    await c.close();
+    receiver.closeAllConnections();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  });
+
+  const api = async (path: string) => {
+    const res = await c.svc.http.get(`/api/v1/webhooks${path}`, { auth: c.account.token });
+    assert.equal(res.status, 200, res.text);
+    return res.body.data;
+  };
+  const endpoints = async () => (await api('/endpoints')) as { id: string; url: string; enabled: boolean; disabledReason: string | null; secretHint: string; eventTypes: string[]; description: string | null; previousSecretExpiresAt: string | null }[];
+  const confirm = (button: string) => c.page.getByRole('alertdialog').getByRole('button', { name: button }).click();
+  const table = () => c.page.getByRole('table', { name: 'Webhook endpoints' });
+
+  test('when an endpoint is added then its secret is shown once and the API lists it with that secret’s hint', async () => {
+    const { page } = c;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();
+    await page.getByText('No webhook endpoint yet').waitFor();
+    const form = page.getByRole('form', { name: 'New webhook endpoint' });
+    await form.getByLabel('URL').fill(url);
+    await form.getByLabel('Description').fill('Billing sync');
+    await form.getByLabel(/Event types/).selectOption(['customer.created', 'invoice.paid']);
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    const secretBox = page.getByRole('region', { name: `Signing secret of ${url}` });
+    await secretBox.getByText('shown once').waitFor();
+    const secret = await secretBox.getByTestId('secret-value').innerText();
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]+=*$/);
+    await table().getByText(url).waitFor();
+    const [stored] = await endpoints();
+    assert.equal(stored!.url, url);
+    assert.equal(stored!.description, 'Billing sync');
+    assert.deepEqual(stored!.eventTypes, ['customer.created', 'invoice.paid']);
+    assert.equal(stored!.secretHint, `whsec_…${secret.slice(-4)}`);
+    assert.match(await table().locator('tbody tr').first().innerText(), /customer\.created, invoice\.paid\s+ENABLED/);
+    await secretBox.getByRole('button', { name: 'Done' }).click();
+    assert.equal(await page.getByTestId('secret-value').count(), 0);
+  });
+
+  test('when a test event is sent and the relay runs then the delivery SUCCEEDED with its attempt in the log', async () => {
+    const { page } = c;
+    await table().getByRole('button', { name: `Send test to ${url}` }).click();
+    await page.getByRole('status').filter({ hasText: 'Test event sent' }).waitFor();
+    c.svc.relay.start();
+    const [endpoint] = await endpoints();
+    for (let i = 0; ; i++) {
+      const page1 = (await api(`/deliveries?endpointId=${endpoint!.id}`)) as { items: { status: string }[] };
+      if (page1.items[0]?.status === 'SUCCEEDED') break;
+      assert.ok(i < 200, 'the relay did not deliver');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(received.length, 1);
+    assert.equal(JSON.parse(received[0]!).type, 'webhook.test');
+
+    await table().getByRole('link', { name: `Deliveries of ${url}` }).click();
+    const log = page.getByRole('table', { name: 'Webhook deliveries' });
+    await log.getByText('SUCCEEDED').waitFor();
+    await log.getByRole('link', { name: 'webhook.test' }).click();
+    await page.getByTestId('delivery-status').getByText('SUCCEEDED').waitFor();
+    const attempts = page.getByRole('table', { name: 'Attempts' });
+    assert.match(await attempts.locator('tbody tr').innerText(), /^1\s+.+\s+\d+\s+SUCCEEDED\s+200\s+thanks\s+—$/);
+    const [delivery] = ((await api(`/deliveries?endpointId=${endpoint!.id}`)) as { items: { id: string }[] }).items;
+    const detail = await api(`/deliveries/${delivery!.id}`);
+    assert.equal(detail.attempts.length, 1);
+    assert.equal(detail.attempts[0].responseStatus, 200);
+    const payload = await page.getByRole('region', { name: /Payload of event/ }).innerText();
+    assert.equal(JSON.parse(payload).id, detail.eventId);
+  });
+
+  test('when the event is resent from the event log then a new delivery is made', async () => {
+    const { page } = c;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Event log', exact: true }).click();
+    const events = page.getByRole('table', { name: 'Webhook events' });
+    await events.getByRole('button', { name: /^Payload of webhook\.test/ }).click();
+    const form = page.getByRole('form', { name: /^Resend event/ });
+    await form.getByLabel('Resend to endpoint').selectOption({ label: `${url} (Billing sync)` });
+    await form.getByRole('button', { name: 'Resend' }).click();
+    await form.getByRole('status').filter({ hasText: 'Resent' }).waitFor();
+    const deliveries = (await api('/deliveries')) as { items: { resend: boolean }[] };
+    assert.equal(deliveries.items.length, 2);
+    assert.equal(deliveries.items[0]!.resend, true);
+  });
+
+  test('when the secret is rotated then the new one is shown once and the previous one keeps signing for 24 hours', async () => {
+    const { page } = c;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();
+    await table().getByRole('button', { name: `Rotate secret of ${url}` }).click();
+    await page.getByRole('alertdialog').getByText('previous secret keeps signing for 24 hours').waitFor();
+    await confirm('Rotate secret');
+    const secret = await page.getByRole('region', { name: `New signing secret of ${url}` }).getByTestId('secret-value').innerText();
+    const [stored] = await endpoints();
+    assert.equal(stored!.secretHint, `whsec_…${secret.slice(-4)}`);
+    assert.ok(stored!.previousSecretExpiresAt);
+    await table().getByText('Previous secret signs until').waitFor();
+  });
+
+  test('when the endpoint is disabled, enabled and deleted then the API agrees at each step', async () => {
+    const { page } = c;
+    await table().getByRole('button', { name: `Disable ${url}` }).click();
+    await confirm('Disable endpoint');
+    await table().getByText('DISABLED').waitFor();
+    assert.equal((await endpoints())[0]!.disabledReason, 'MANUAL');
+    await table().getByText('by an operator').waitFor();
+    await table().getByRole('button', { name: `Enable ${url}` }).click();
+    await table().getByText('ENABLED').waitFor();
+    assert.equal((await endpoints())[0]!.enabled, true);
+
+    await table().getByRole('button', { name: `Delete ${url}` }).click();
+    await confirm('Delete endpoint');
+    await page.getByText('No webhook endpoint yet').waitFor();
+    assert.deepEqual(await endpoints(), []);
+  });
+});
