@@ -50,6 +50,10 @@ describe('console: webhooks (browser)', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();
     await page.getByText('No webhook endpoint yet').waitFor();
     const form = page.getByRole('form', { name: 'New webhook endpoint' });
+    await form.getByLabel('URL').fill('ftp://127.0.0.1/hook');
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    await form.locator('.field-error').filter({ hasText: 'outbound URL refused' }).waitFor();
+    assert.deepEqual(await endpoints(), []);
     await form.getByLabel('URL').fill(url);
     await form.getByLabel('Description').fill('Billing sync');
     await form.getByLabel(/Event types/).selectOption(['customer.created', 'invoice.paid']);
@@ -67,6 +71,21 @@ describe('console: webhooks (browser)', () => {
     assert.match(await table().locator('tbody tr').first().innerText(), /customer\.created, invoice\.paid\s+ENABLED/);
     await secretBox.getByRole('button', { name: 'Done' }).click();
     assert.equal(await page.getByTestId('secret-value').count(), 0);
+  });
+
+  test('when the endpoint is edited then the row and the API show the new description and every event type', async () => {
+    const { page } = c;
+    await table().getByRole('button', { name: `Edit ${url}` }).click();
+    const form = page.getByRole('form', { name: `Endpoint ${url}` });
+    await form.getByLabel('Description').fill('Billing sync, all events');
+    await form.getByLabel(/Event types/).selectOption([]);
+    await form.getByRole('button', { name: 'Save endpoint' }).click();
+    await form.waitFor({ state: 'detached' });
+    await table().getByText('Billing sync, all events').waitFor();
+    assert.match(await table().locator('tbody tr').first().innerText(), /\ball\s+ENABLED/);
+    const [stored] = await endpoints();
+    assert.equal(stored!.description, 'Billing sync, all events');
+    assert.deepEqual(stored!.eventTypes, []);
   });
 
   test('when a test event is sent and the relay runs then the delivery SUCCEEDED with its attempt in the log', async () => {
@@ -87,6 +106,14 @@ describe('console: webhooks (browser)', () => {
     await table().getByRole('link', { name: `Deliveries of ${url}` }).click();
     const log = page.getByRole('table', { name: 'Webhook deliveries' });
     await log.getByText('SUCCEEDED').waitFor();
+    const filters = page.getByRole('form', { name: 'Delivery filters' });
+    await filters.getByLabel('Status').selectOption('FAILED');
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('No delivery matches these filters').waitFor();
+    await filters.getByLabel('Status').selectOption('SUCCEEDED');
+    await filters.getByLabel('Event type').selectOption('webhook.test');
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((u) => u.searchParams.get('status') === 'SUCCEEDED' && u.searchParams.get('endpointId') === endpoint!.id);
     await log.getByRole('link', { name: 'webhook.test' }).click();
     await page.getByTestId('delivery-status').getByText('SUCCEEDED').waitFor();
     const attempts = page.getByRole('table', { name: 'Attempts' });
@@ -105,7 +132,7 @@ describe('console: webhooks (browser)', () => {
     const events = page.getByRole('table', { name: 'Webhook events' });
     await events.getByRole('button', { name: /^Payload of webhook\.test/ }).click();
     const form = page.getByRole('form', { name: /^Resend event/ });
-    await form.getByLabel('Resend to endpoint').selectOption({ label: `${url} (Billing sync)` });
+    await form.getByLabel('Resend to endpoint').selectOption({ label: `${url} (Billing sync, all events)` });
     await form.getByRole('button', { name: 'Resend' }).click();
     await form.getByRole('status').filter({ hasText: 'Resent' }).waitFor();
     const deliveries = (await api('/deliveries')) as { items: { resend: boolean }[] };

@@ -1,4 +1,5 @@
 /** What the webhook pages share: the endpoint picker, the event-type select, an event's payload as text. */
+import { jsonText } from '../../json-text';
 import { useWebhookEndpoints, type WebhookEndpoint, type WebhookEvent } from '../../queries/webhooks';
 
 /** "https://…/hook (Billing sync)": an endpoint as the pickers and logs name it. */
@@ -36,13 +37,13 @@ export function AnyChoice<T extends string>({ value, options, onChange, name }: 
 }
 
 /**
- * An event's payload as JSON text: the console's exact codec reads it (decimal amounts stay the
- * decimal strings they were), and it is shown as text, never turned into numbers.
+ * An event's payload as JSON text, as sent: the console's exact codec read it (decimal amounts are
+ * decimal strings) and writes it back, each amount as the number lexeme it arrived as (json-text.ts).
  */
 export function Payload({ event, label }: { event: WebhookEvent; label: string }) {
   return (
     <pre className="payload" role="region" tabIndex={0} aria-label={label}>
-      {JSON.stringify(event, null, 2)}
+      {jsonText(event)}
     </pre>
   );
 }
