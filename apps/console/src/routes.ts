@@ -5,7 +5,7 @@
  *
  * This file is data only (no JSX, no page imported), so the browser tests read it in Node.
  */
-import type { OperatorAccess } from './roles';
+import type { OperatorAccess } from './roles.js';
 
 /** A module of the server that can be switched off (GET /public/v1/console); its pages hide then. */
 export type ModuleName = 'monetization' | 'build';
