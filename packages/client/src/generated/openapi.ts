@@ -1151,8 +1151,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Set or clear a pool's lowBalanceThreshold (fires nothing; arms or disarms credits.balance_low by the balance) */
-        patch: operations["updateCreditPool"];
+        patch?: never;
         trace?: never;
     };
     "/api/v1/monetization/credits/pools/{poolId}/grants": {
@@ -2869,8 +2868,6 @@ export interface components {
             stripeEnabled: boolean;
             /** @enum {string} */
             stripeMode: "NONE" | "PAYMENT_PASS_THROUGH" | "PROCESSOR_INTEGRATION";
-            /** @description Percents of a feature limit that record usage.threshold_reached, ascending (default [80, 100]; [] = off) */
-            usageThresholdPercents: number[];
         };
         AdminCheckoutSession: {
             /** @description What the checkout charges, in currency; null when the processor prices it (a subscription checkout) */
@@ -3075,8 +3072,6 @@ export interface components {
             hardLimit: boolean;
             /** Format: uuid */
             id: string;
-            /** @description Below it a committed change records credits.balance_low; null: no such event */
-            lowBalanceThreshold: number | null;
             metadata: {
                 [key: string]: unknown;
             };
@@ -3094,9 +3089,6 @@ export interface components {
             /** @description Credits held by open reservations: out of balance, not yet consumed */
             totalHeld: number;
             totalReversed: number;
-        };
-        CreditPoolUpdateInput: {
-            lowBalanceThreshold: number | null;
         };
         CreditPrice: {
             /** Format: date-time */
@@ -10955,7 +10947,6 @@ export interface operations {
                     customerId?: string;
                     denomination: string;
                     hardLimit?: boolean;
-                    lowBalanceThreshold?: number | null;
                     metadata?: {
                         [key: string]: unknown;
                     };
@@ -11116,108 +11107,6 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    updateCreditPool: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                poolId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreditPoolUpdateInput"];
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["CreditPool"];
-                        /** @enum {boolean} */
-                        success: true;
-                    };
-                };
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Default Response */
-            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19394,8 +19283,6 @@ export interface operations {
                      * @enum {string}
                      */
                     stripeMode?: "NONE" | "PAYMENT_PASS_THROUGH" | "PROCESSOR_INTEGRATION" | "STRIPE_INTEGRATION" | "FULL_SYNC";
-                    /** @description Percents of a feature limit at which usage.threshold_reached is recorded: 0–10 distinct integers from 1 to 100, stored ascending. [] turns the event off; null resets to the default [80, 100]. */
-                    usageThresholdPercents?: number[] | null;
                 };
             };
         };
