@@ -177,6 +177,10 @@ async function close(tx: Tx, r: repo.ReservationRow, outcome: Outcome, capture: 
     settled_at: now,
     ...(outcome === 'CAPTURED' ? { capture_requested: capture!.toFixed(), amount_captured: s.captured.toFixed(), event_id: eventId } : {}),
   });
+  // reservation.expired (api-contract-events.md §E5.7): recorded in the closing transaction, whichever
+  // path finds the hold past its expiry (the job, a late capture or release, the flow's event); the
+  // row lock and the HELD status make it once per reservation.
+  if (outcome === 'EXPIRED') await recordEvent(tx, { accountId: r.account_id, type: 'reservation.expired', object: toReservation(row), now });
   return { row, settlement: s };
 }
 
@@ -190,10 +194,6 @@ export async function captureReservation(ctx: AppContext, principal: Principal, 
   const now = ctx.clock.now();
   const result = await withTransaction(ctx.db, async (tx) => {
     const r = visible(await repo.lockReservation(tx, principal.accountId, id), principal, id);
-  // reservation.expired (api-contract-events.md §E5.7): recorded in the closing transaction, whichever
-  // path finds the hold past its expiry (the job, a late capture or release, the flow's event); the
-  // row lock and the HELD status make it once per reservation.
-  if (outcome === 'EXPIRED') await recordEvent(tx, { accountId: r.account_id, type: 'reservation.expired', object: toReservation(row), now });
     if (r.status === 'CAPTURED' && dec(r.capture_requested!).eq(amount)) return { row: r, closed: false };
     if (r.status !== 'HELD') return { row: r, closed: true };
     if (r.expires_at <= now) return { row: (await close(tx, r, 'EXPIRED', null, now, null)).row, closed: true };
