@@ -15,6 +15,8 @@ describe('console: webhooks (browser)', () => {
   let receiver: Server;
   let url: string;
   const received: string[] = [];
+  /** The receiver's answer: 200 "thanks", or 410 "gone". */
+  let answer = 200;
 
   before(async () => {
     receiver = createServer((req, res) => {
@@ -22,7 +24,7 @@ describe('console: webhooks (browser)', () => {
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         received.push(body);
-        res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
+        res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer === 200 ? 'thanks' : 'gone');
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -151,6 +153,35 @@ describe('console: webhooks (browser)', () => {
     assert.equal(stored!.secretHint, `whsec_…${secret.slice(-4)}`);
     assert.ok(stored!.previousSecretExpiresAt);
     await table().getByText('Previous secret signs until').waitFor();
+  });
+
+  test('when the receiver answers 410 Gone then the attempt shows it, the endpoint reads disabled (GONE), and enabling clears it', async () => {
+    const { page } = c;
+    answer = 410;
+    await table().getByRole('button', { name: `Send test to ${url}` }).click();
+    await page.getByRole('status').filter({ hasText: 'Test event sent' }).getByRole('link').click();
+    for (let i = 0; (await endpoints())[0]!.enabled; i++) {
+      assert.ok(i < 200, 'the relay did not attempt the delivery');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // Read once the relay's transaction committed (a read on PGlite's one session may see it half done).
+    await page.reload();
+    await page.getByTestId('delivery-status').getByText('FAILED').waitFor();
+    await page.getByText('Last error: endpoint disabled').waitFor();
+    const attempts = page.getByRole('table', { name: 'Attempts' });
+    assert.match(await attempts.locator('tbody tr').innerText(), /^1\s+.+\s+\d+\s+FAILED\s+410\s+gone\s+—$/);
+    const [stored] = await endpoints();
+    assert.equal(stored!.disabledReason, 'GONE');
+    answer = 200;
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();
+    await page.reload();
+    await table().getByText('the receiver answered 410 Gone').waitFor();
+    await table().getByRole('button', { name: `Enable ${url}` }).click();
+    await table().getByText('ENABLED').waitFor();
+    const [enabled] = await endpoints();
+    assert.equal(enabled!.enabled, true);
+    assert.equal(enabled!.disabledReason, null);
   });
 
   test('when the endpoint is disabled, enabled and deleted then the API agrees at each step', async () => {

@@ -120,12 +120,24 @@ export function useWebhookEvent(eventId: string) {
   return useQuery({ queryKey: webhookKeys.event(eventId), queryFn: () => unwrap(api.GET('/api/v1/webhooks/events/{eventId}', { params: { path: { eventId } } })) });
 }
 
-/** A page of the deliveries log, newest first. */
+/** While a delivery shown is PENDING, the relay is at work: read again every few seconds. */
+const PENDING_POLL_MS = 3000;
+
+/** A page of the deliveries log, newest first (read again while a delivery on it is PENDING). */
 export function useWebhookDeliveries(query: DeliveryQuery) {
-  return useQuery({ queryKey: webhookKeys.deliveryList(query), queryFn: () => unwrap(api.GET('/api/v1/webhooks/deliveries', { params: { query } })), placeholderData: keepPreviousData });
+  return useQuery({
+    queryKey: webhookKeys.deliveryList(query),
+    queryFn: () => unwrap(api.GET('/api/v1/webhooks/deliveries', { params: { query } })),
+    placeholderData: keepPreviousData,
+    refetchInterval: (q) => (q.state.data?.items.some((d) => d.status === 'PENDING') ? PENDING_POLL_MS : false),
+  });
 }
 
-/** One delivery with its attempts, oldest first. */
+/** One delivery with its attempts, oldest first (read again while PENDING). */
 export function useWebhookDelivery(deliveryId: string) {
-  return useQuery({ queryKey: webhookKeys.delivery(deliveryId), queryFn: () => unwrap(api.GET('/api/v1/webhooks/deliveries/{deliveryId}', { params: { path: { deliveryId } } })) });
+  return useQuery({
+    queryKey: webhookKeys.delivery(deliveryId),
+    queryFn: () => unwrap(api.GET('/api/v1/webhooks/deliveries/{deliveryId}', { params: { path: { deliveryId } } })),
+    refetchInterval: (q) => (q.state.data?.status === 'PENDING' ? PENDING_POLL_MS : false),
+  });
 }

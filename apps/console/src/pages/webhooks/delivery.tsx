@@ -59,7 +59,7 @@ function DeliveryView({ delivery: d }: { delivery: DeliveryWithAttempts }) {
       <h2>Payload</h2>
       <EventPayload eventId={d.eventId} />
       <h2>Resend</h2>
-      <ResendForm eventId={d.eventId} endpointId={endpoint?.id ?? ''} />
+      <ResendForm eventId={d.eventId} endpointId={d.endpointId} />
     </>
   );
 }
