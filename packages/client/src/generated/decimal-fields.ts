@@ -63,6 +63,7 @@ export const DECIMAL_FIELDS = [
   "limitCents",
   "linesAdded",
   "linesRemoved",
+  "lowBalanceThreshold",
   "marginCentsPerUnit",
   "maxUsage",
   "max_usage",

@@ -1151,7 +1151,8 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Set or clear a pool's lowBalanceThreshold (fires nothing; arms or disarms credits.balance_low by the balance) */
+        patch: operations["updateCreditPool"];
         trace?: never;
     };
     "/api/v1/monetization/credits/pools/{poolId}/grants": {
@@ -3072,6 +3073,8 @@ export interface components {
             hardLimit: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Below it a committed change records credits.balance_low; null: no such event */
+            lowBalanceThreshold: number | null;
             metadata: {
                 [key: string]: unknown;
             };
@@ -3089,6 +3092,9 @@ export interface components {
             /** @description Credits held by open reservations: out of balance, not yet consumed */
             totalHeld: number;
             totalReversed: number;
+        };
+        CreditPoolUpdateInput: {
+            lowBalanceThreshold: number | null;
         };
         CreditPrice: {
             /** Format: date-time */
@@ -10947,6 +10953,7 @@ export interface operations {
                     customerId?: string;
                     denomination: string;
                     hardLimit?: boolean;
+                    lowBalanceThreshold?: number | null;
                     metadata?: {
                         [key: string]: unknown;
                     };
@@ -11107,6 +11114,108 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateCreditPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                poolId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditPoolUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditPool"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dec } from '../../platform/money.js';
-import { availableInGrants, capacityOf, coveredUsage, planFifoDraw, planPoolDraw, planRollover, poolStatusAfter, type DrawSource } from './domain.js';
+import { armedForThreshold, availableInGrants, capacityOf, computePoolSignals, coveredUsage, planFifoDraw, planPoolDraw, planRollover, poolStatusAfter, type DrawSource } from './domain.js';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
 const later = new Date('2026-04-01T00:00:00Z');
@@ -77,4 +77,22 @@ test('when a balance changes then only a hard-limit pool at zero is DEPLETED; FR
 test('when credits cover usage then the covered units round down at 6 dp', () => {
   assert.equal(coveredUsage(dec(10), dec(3)).toFixed(), '3.333333');
   assert.equal(coveredUsage(dec(5), dec('1.5')).toFixed(), '3.333333');
+});
+
+test('when a change crosses a pool threshold or zero then balance_low and depleted fire once per crossing and re-arm as the contract says', () => {
+  const armed = { threshold: dec(50), hardLimit: true, lowArmed: true, depletedArmed: true };
+  const fire = (state: typeof armed, before: number, after: number) => computePoolSignals(state, dec(before), dec(after));
+  assert.deepEqual(fire(armed, 60, 50), { lowBalance: false, depleted: false, lowArmed: true, depletedArmed: true }, 'exactly the threshold is not below it');
+  assert.deepEqual(fire(armed, 60, 49), { lowBalance: true, depleted: false, lowArmed: false, depletedArmed: true });
+  assert.deepEqual(fire({ ...armed, lowArmed: false }, 49, 10), { lowBalance: false, depleted: false, lowArmed: false, depletedArmed: true }, 'disarmed: nothing');
+  assert.deepEqual(fire({ ...armed, lowArmed: false }, 10, 30), { lowBalance: false, depleted: false, lowArmed: false, depletedArmed: true }, 'a rise still below stays disarmed');
+  assert.equal(fire({ ...armed, lowArmed: false }, 10, 50).lowArmed, true, 'back to ≥ threshold re-arms');
+  assert.deepEqual(fire(armed, 60, 0), { lowBalance: true, depleted: true, lowArmed: false, depletedArmed: false }, 'one change can fire both');
+  assert.equal(fire({ ...armed, hardLimit: false }, 10, 0).depleted, false, 'soft pools never record depleted');
+  assert.equal(fire({ ...armed, depletedArmed: false }, 10, 0).depleted, false);
+  assert.equal(fire({ ...armed, depletedArmed: false }, 0, 1).depletedArmed, true, 'any rise re-arms depleted');
+  assert.equal(fire({ ...armed, depletedArmed: true }, 0, 0).depleted, false, 'a change that does not lower the balance fires nothing');
+  assert.deepEqual(fire({ ...armed, threshold: null }, 60, 10), { lowBalance: false, depleted: false, lowArmed: true, depletedArmed: true }, 'no threshold, no balance_low');
+  assert.equal(armedForThreshold(dec(50), dec(50)), true);
+  assert.equal(armedForThreshold(dec(50), dec(49)), false);
 });

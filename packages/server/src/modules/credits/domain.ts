@@ -99,6 +99,31 @@ export function poolStatusAfter(status: 'ACTIVE' | 'FROZEN' | 'DEPLETED' | 'ARCH
   return hardLimit && balance.lte(0) ? 'DEPLETED' : 'ACTIVE';
 }
 
+/** The once-only flags of a pool's credits.balance_low and credits.depleted (migration 0039). */
+export type PoolSignalState = { threshold: Decimal | null; hardLimit: boolean; lowArmed: boolean; depletedArmed: boolean };
+
+/**
+ * What one committed balance change fires and how it leaves the flags (api-contract-events.md §E5.6).
+ * balance_low: an armed pool that goes from ≥ threshold to < threshold fires and is disarmed; a
+ * change that leaves it ≥ threshold re-arms it. depleted (hard-limit only): a change that lowers the
+ * balance to ≤ 0 fires when armed and disarms; any change that raises the balance re-arms it.
+ */
+export function computePoolSignals(state: PoolSignalState, before: Decimal, after: Decimal) {
+  let { lowArmed, depletedArmed } = state;
+  let lowBalance = false;
+  let depleted = false;
+  if (state.threshold !== null) {
+    if (after.gte(state.threshold)) lowArmed = true;
+    else if (lowArmed && before.gte(state.threshold)) [lowBalance, lowArmed] = [true, false];
+  }
+  if (after.gt(before)) depletedArmed = true;
+  else if (state.hardLimit && depletedArmed && after.lt(before) && after.lte(0)) [depleted, depletedArmed] = [true, false];
+  return { lowBalance, depleted, lowArmed, depletedArmed };
+}
+
+/** Setting a threshold fires nothing: it arms the pool when the balance is at or above it, else disarms it. */
+export const armedForThreshold = (threshold: Decimal | null, balance: Decimal) => threshold === null || balance.gte(threshold);
+
 /** Credits → usage units they cover (for the event context): FLOOR at 6 dp. */
 export function coveredUsage(credits: Decimal, weight: Decimal): Decimal {
   return floorCredits(credits.div(weight));

@@ -5,6 +5,7 @@ import { newId } from '../../platform/ids.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
 import { availableInGrants, capacityOf, coveredUsage, planFifoDraw, planPoolDraw, poolStatusAfter, type DrawSource } from './domain.js';
 import { appendUsageDraws, type UsageDrawEntry } from './ledger.js';
+import { recordDepleted, recordPoolSignals, signalsOf, type PoolSignals } from './events.js';
 import * as repo from './repo.js';
 import { findPriceAtCached, resolveWeight, resolveWeightCached } from './tariff/service.js';
 
@@ -205,6 +206,9 @@ export async function openCreditDraws(tx: Tx, accountId: string, targets: Credit
   const entries: UsageDrawEntry[] = [];
   const touchedGrants = new Set<GrantState>();
   const touchedPools = new Set<PoolState>();
+  // credits.balance_low / credits.depleted fired by these draws or refusals (flags already flipped on
+  // the locked rows, written back by flush with the balances): recorded by flush, in order.
+  const fired: ({ kind: 'signals'; snapshot: repo.PoolRow; signals: PoolSignals } | { kind: 'refused'; snapshot: repo.PoolRow; charge: Decimal })[] = [];
 
   return {
     draw(input) {
@@ -220,7 +224,16 @@ export async function openCreditDraws(tx: Tx, accountId: string, targets: Credit
         sources.push({ poolId: p.row.id, hardLimit: p.row.hard_limit, available: availableInGrants(p.grants, input.now), linkHeadroom: l.drawLimit === null ? null : l.drawLimit.minus(l.totalDrawn) });
       }
       const plan = planPoolDraw(sources, charge);
-      if (plan.refused) return 'refused';
+      if (plan.refused) {
+        for (const src of sources) {
+          const pool = poolById.get(src.poolId)!;
+          if (!src.hardLimit || !pool.row.depleted_armed) continue;
+          pool.row.depleted_armed = false;
+          touchedPools.add(pool);
+          fired.push({ kind: 'refused', snapshot: { ...pool.row, balance: pool.balance.toFixed(), total_consumed: pool.consumed.toFixed(), ledger_seq: String(pool.seq) }, charge });
+        }
+        return 'refused';
+      }
       for (const d of plan.draws) {
         const pool = poolById.get(d.poolId)!;
         const fifo = planFifoDraw(pool.grants, d.amount, input.now);
@@ -235,6 +248,11 @@ export async function openCreditDraws(tx: Tx, accountId: string, targets: Credit
         pool.consumed = pool.consumed.plus(d.amount);
         pool.seq += 1n;
         pool.row.status = poolStatusAfter(pool.row.status, pool.row.hard_limit, after);
+        const signals = signalsOf(pool.row, before, after);
+        if (signals.lowBalance || signals.depleted) {
+          const snapshot = { ...pool.row, balance: after.toFixed(), total_consumed: pool.consumed.toFixed(), ledger_seq: String(pool.seq), modified_at: now };
+          fired.push({ kind: 'signals', snapshot, signals });
+        }
         touchedPools.add(pool);
         const link = linkedPools.find((l) => l.poolId === d.poolId)!;
         link.totalDrawn = link.totalDrawn.plus(d.amount);
@@ -252,10 +270,20 @@ export async function openCreditDraws(tx: Tx, accountId: string, targets: Credit
       };
     },
     async flush() {
-      if (entries.length === 0) return;
+      if (touchedPools.size === 0) return;
       for (const g of touchedGrants) g.row.remaining = g.remaining.toFixed();
       for (const p of touchedPools) Object.assign(p.row, { balance: p.balance.toFixed(), total_consumed: p.consumed.toFixed(), ledger_seq: String(p.seq) });
-      await appendUsageDraws(tx, accountId, entries, [...touchedGrants].map((g) => g.row), [...touchedPools].map((p) => p.row), now);
+      if (entries.length > 0) await appendUsageDraws(tx, accountId, entries, [...touchedGrants].map((g) => g.row), [...touchedPools].map((p) => p.row), now);
+      // Only refusals: the refused events write nothing, their pools' disarmed flags and events are all.
+      else await repo.disarmDepleted(tx, accountId, [...touchedPools].map((p) => p.row.id));
+      for (const f of fired) {
+        if (f.kind === 'signals') await recordPoolSignals(tx, f.snapshot, f.signals, now);
+        else await recordDepleted(tx, f.snapshot, 'EVENT_REFUSED', f.charge, now);
+      }
+      entries.length = 0;
+      fired.length = 0;
+      touchedPools.clear();
+      touchedGrants.clear();
     },
   };
 }

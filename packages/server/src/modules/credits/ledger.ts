@@ -8,6 +8,7 @@ import { newId } from '../../platform/ids.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
 import { planFifoDraw, poolStatusAfter } from './domain.js';
 import * as repo from './repo.js';
+import { recordExpired, recordGranted, recordPoolSignals, signalsOf, type ExpiryReason } from './events.js';
 
 /**
  * The ledger engine. Every function takes a pool row the caller has locked (repo.lockPools) inside
@@ -58,6 +59,7 @@ export async function append(tx: Tx, pool: repo.PoolRow, entry: Entry, now: Date
   // A capture consumes the held credits it settles plus any excess it draws from the balance.
   if (entry.type === 'CAPTURE') pool.total_consumed = dec(pool.total_consumed).minus(entry.amount).minus(heldChange).toFixed();
   pool.balance = after.toFixed();
+  const fired = signalsOf(pool, before, after);
   pool.ledger_seq = String(Number(pool.ledger_seq) + 1);
   pool.status = poolStatusAfter(pool.status, pool.hard_limit, after);
   pool.modified_at = now;
@@ -76,7 +78,7 @@ export async function append(tx: Tx, pool: repo.PoolRow, entry: Entry, now: Date
     sql`p as (
       update credit_pools set balance = ${pool.balance}, total_granted = ${pool.total_granted}, total_consumed = ${pool.total_consumed},
         total_expired = ${pool.total_expired}, total_reversed = ${pool.total_reversed}, total_held = ${pool.total_held}, ledger_seq = ${pool.ledger_seq},
-        status = ${pool.status}, modified_at = ${now}
+        status = ${pool.status}, low_balance_armed = ${pool.low_balance_armed}, depleted_armed = ${pool.depleted_armed}, modified_at = ${now}
       where account_id = ${acc} and id = ${pool.id})`,
   ];
   // The ledger's unique keys (migration 0036): claimed by the same statement, so a repeated seq, key
@@ -105,6 +107,7 @@ export async function append(tx: Tx, pool: repo.PoolRow, entry: Entry, now: Date
       where account_id = ${acc} and credit_pool_id = ${pool.id} and subscription_id = ${entry.linkDrawn.subscriptionId})`);
   }
   const { rows } = await sql<repo.TransactionRow>`with ${sql.join(parts)} select * from t`.execute(tx);
+  await recordPoolSignals(tx, pool, fired, now);
   return rows[0]!;
 }
 
@@ -123,7 +126,7 @@ type GrantInput = {
   metadata?: Record<string, unknown>;
 };
 
-/** Adds a grant to a locked pool and books it as a GRANT ledger row. */
+/** Adds a grant to a locked pool, books it as a GRANT ledger row and records credits.granted. */
 export async function grantCredits(tx: Tx, pool: repo.PoolRow, input: GrantInput, now: Date) {
   const amount = roundCredits(input.amount);
   const grant = await repo.insertGrant(tx, {
@@ -147,6 +150,7 @@ export async function grantCredits(tx: Tx, pool: repo.PoolRow, input: GrantInput
     created_at: now,
   });
   const transaction = await append(tx, pool, { type: 'GRANT', amount, grantId: grant.id, description: input.description ?? null, subscriptionId: input.subscriptionId ?? null }, now);
+  await recordGranted(tx, grant, pool, now);
   return { grant, transaction };
 }
 
@@ -184,11 +188,19 @@ export async function drawFromPool(tx: Tx, pool: repo.PoolRow, input: DrawInput,
   return append(tx, pool, { ...input, amount: input.amount.neg(), draws: plan, grantUpdates }, now);
 }
 
-/** Moves what is left of one grant to total_expired (expiry, rollover, claw-back). */
-export async function expireGrant(tx: Tx, pool: repo.PoolRow, grant: repo.GrantRow, amount: Decimal, description: string, now: Date, options: { void?: boolean } = {}) {
+/** Moves what is left of one grant to total_expired (expiry, rollover, claw-back) and records credits.expired. */
+export async function expireGrant(
+  tx: Tx,
+  pool: repo.PoolRow,
+  grant: repo.GrantRow,
+  amount: Decimal,
+  description: string,
+  now: Date,
+  options: { void?: boolean; reason: ExpiryReason },
+) {
   const left = dec(grant.remaining).minus(amount);
   grant.remaining = left.toFixed();
-  return append(
+  const row = await append(
     tx,
     pool,
     {
@@ -202,6 +214,8 @@ export async function expireGrant(tx: Tx, pool: repo.PoolRow, grant: repo.GrantR
     },
     now,
   );
+  await recordExpired(tx, row, pool, options.reason, now);
+  return row;
 }
 
 /**
@@ -251,7 +265,7 @@ export type UsageDrawEntry = {
 
 /**
  * The usage draws of many events (draw.ts `openCreditDraws`): every planned ledger row with its per-grant draws, the grants' final remainders, the pools' final
- * totals and the links' drawn totals, in one statement of array parameters (one statement text
+ * totals and event flags and the links' drawn totals, in one statement of array parameters (one statement text
  * whatever the batch size, so it stays one named prepared statement).
  */
 export async function appendUsageDraws(tx: Tx, accountId: string, entries: UsageDrawEntry[], grants: { id: string; remaining: string }[], pools: repo.PoolRow[], now: Date) {
@@ -286,9 +300,12 @@ export async function appendUsageDraws(tx: Tx, accountId: string, entries: Usage
         from unnest(${arr(grants.map((g) => g.id))}::uuid[], ${arr(grants.map((g) => g.remaining))}::numeric[]) as v(id, remaining)
        where credit_grants.account_id = ${accountId} and credit_grants.id = v.id),
     p as (
-      update credit_pools set balance = v.balance, total_consumed = v.consumed, ledger_seq = v.seq, status = v.status, modified_at = ${now}::timestamptz
+      update credit_pools set balance = v.balance, total_consumed = v.consumed, ledger_seq = v.seq, status = v.status,
+             low_balance_armed = v.low_armed, depleted_armed = v.depleted_armed, modified_at = ${now}::timestamptz
         from unnest(${arr(pools.map((p) => p.id))}::uuid[], ${arr(pools.map((p) => p.balance))}::numeric[], ${arr(pools.map((p) => p.total_consumed))}::numeric[],
-                    ${arr(pools.map((p) => p.ledger_seq))}::bigint[], ${arr(pools.map((p) => p.status))}::text[]) as v(id, balance, consumed, seq, status)
+                    ${arr(pools.map((p) => p.ledger_seq))}::bigint[], ${arr(pools.map((p) => p.status))}::text[],
+                    ${arr(pools.map((p) => String(p.low_balance_armed)))}::boolean[], ${arr(pools.map((p) => String(p.depleted_armed)))}::boolean[])
+             as v(id, balance, consumed, seq, status, low_armed, depleted_armed)
        where credit_pools.account_id = ${accountId} and credit_pools.id = v.id),
     l as (
       update credit_pool_links set total_drawn = credit_pool_links.total_drawn + v.amount

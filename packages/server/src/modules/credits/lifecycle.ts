@@ -57,7 +57,7 @@ export async function grantPeriodCredits(tx: Tx, subscription: SubscriptionRow, 
     const rollable = await repo.listRollableGrants(tx, subscription.account_id, subscription.id, pool.id);
     const expire = planRollover(pool.rollover_policy, pool.rollover_cap === null ? null : dec(pool.rollover_cap), rollable.map((g) => ({ id: g.id, remaining: dec(g.remaining) })));
     for (const e of expire) {
-      await expireGrant(tx, pool, rollable.find((g) => g.id === e.grantId)!, e.amount, `Rollover (${pool.rollover_policy}) at period start`, now);
+      await expireGrant(tx, pool, rollable.find((g) => g.id === e.grantId)!, e.amount, `Rollover (${pool.rollover_policy}) at period start`, now, { reason: 'ROLLOVER' });
     }
     await grantCredits(
       tx,
@@ -80,7 +80,7 @@ export async function clawBackPlanCredits(tx: Tx, subscription: SubscriptionRow,
   const pools = await repo.lockPools(tx, subscription.account_id, await repo.listLinkedPoolIds(tx, subscription.account_id, subscription.id));
   for (const pool of pools) {
     const grants = (await repo.listRollableGrants(tx, subscription.account_id, subscription.id, pool.id)).filter((g) => g.grant_type === 'PLAN_INCLUDED');
-    for (const g of grants) await expireGrant(tx, pool, g, dec(g.remaining), 'Claw back on subscription cancellation', now, { void: true });
+    for (const g of grants) await expireGrant(tx, pool, g, dec(g.remaining), 'Claw back on subscription cancellation', now, { void: true, reason: 'CLAWBACK' });
   }
 }
 
@@ -112,7 +112,7 @@ export async function expireDueGrants(ctx: AppContext, now: Date) {
       const [pool] = await repo.lockPools(tx, item.account_id, [item.credit_pool_id]);
       const grant = await repo.findGrant(tx, item.account_id, item.id);
       if (!pool || !grant || grant.voided_at || dec(grant.remaining).lte(0) || !grant.expires_at || grant.expires_at > now) return;
-      await expireGrant(tx, pool, grant, dec(grant.remaining), 'Grant expired', now);
+      await expireGrant(tx, pool, grant, dec(grant.remaining), 'Grant expired', now, { reason: 'EXPIRED' });
     }),
   );
   items.finish();

@@ -64,6 +64,20 @@ export const lockPools = (db: Executor, accountId: string, ids: string[]) =>
     ? Promise.resolve([] as PoolRow[])
     : db.selectFrom('credit_pools').selectAll().where('account_id', '=', accountId).where('id', 'in', ids).orderBy('id').forUpdate().execute();
 
+/** Writes a refused pool's disarmed credits.depleted flag (events.ts, a locked pool). */
+export const disarmDepleted = (db: Executor, accountId: string, ids: string[]) =>
+  db.updateTable('credit_pools').set({ depleted_armed: false }).where('account_id', '=', accountId).where('id', 'in', ids).execute();
+
+/** Sets a locked pool's low-balance threshold and its flag (armed by the balance, never fired). */
+export const updateLowBalanceThreshold = (db: Executor, accountId: string, id: string, threshold: string | null, armed: boolean, now: Date) =>
+  db
+    .updateTable('credit_pools')
+    .set({ low_balance_threshold: threshold, low_balance_armed: armed, modified_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
 export const findCustomerPool = (db: Executor, accountId: string, customerId: string, denomination: string) =>
   tenantRows(db, 'credit_pools', accountId)
     .where('customer_id', '=', customerId)
@@ -82,6 +96,8 @@ export function listPools(db: Executor, accountId: string, filter: { customerId?
 export const countPools = (db: Executor, accountId: string, customerId: string) => countCustomerRows(db, 'credit_pools', accountId, customerId);
 
 type NewPool = Pick<PoolRow, 'id' | 'account_id' | 'customer_id' | 'name' | 'denomination' | 'currency' | 'hard_limit' | 'rollover_policy' | 'rollover_cap'> & {
+  low_balance_threshold?: string | null;
+  low_balance_armed?: boolean;
   metadata: Jsonb;
   now: Date;
 };

@@ -19,6 +19,7 @@ import {
   ModelCreateSchema,
   ModelSchema,
   PoolCreateSchema,
+  PoolUpdateSchema,
   PoolSchema,
   TransactionSchema,
 } from './schema.js';
@@ -54,6 +55,8 @@ export function creditAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => ok(await service.listAccountPools(ctx, accountIdOf(request))));
     app.get(`${base}/pools/:poolId`, { schema: { tags, operationId: 'getCreditPool', summary: 'A credit pool', params: z.object({ poolId: id }), response: { 200: envelopeSchema(PoolSchema) } } },
       async (request) => ok(service.toPool(await service.getPool(ctx, accountIdOf(request), request.params.poolId))));
+    app.patch(`${base}/pools/:poolId`, { schema: { tags, operationId: 'updateCreditPool', summary: "Set or clear a pool's lowBalanceThreshold (fires nothing; arms or disarms credits.balance_low by the balance)", params: z.object({ poolId: id }), body: PoolUpdateSchema, response: { 200: envelopeSchema(PoolSchema) } } },
+      async (request) => ok(await service.updatePool(ctx, accountIdOf(request), request.params.poolId, request.body)));
     app.get(`${base}/pools/customer/:customerId`, { schema: { tags, operationId: 'listCreditPoolsOfCustomer', summary: "A customer's pools (internal customer id)", params: z.object({ customerId: id }), response: { 200: envelopeSchema(z.array(PoolSchema)) } } },
       async (request) => ok(await service.listAccountPools(ctx, accountIdOf(request), request.params.customerId)));
     const linkParams = z.object({ poolId: id, subscriptionId: id });

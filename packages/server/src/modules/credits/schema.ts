@@ -62,12 +62,25 @@ export const AllocationSchema = z
   })
   .meta({ id: 'PlanCreditAllocation' });
 
+/** A pool's low-balance threshold (api-contract-events.md §E7.1): checked by the service, whose messages name the field. */
+const lowBalanceThreshold = decimalInputCheckedLater({
+  min: 0,
+  exclusiveMin: true,
+  max: MAX_CREDIT_AMOUNT,
+  maxScale: 6,
+  description: 'Below it a committed change records credits.balance_low (once per crossing); null: no such event.',
+}).nullable();
+
 export const PoolCreateSchema = z.object({
   ...walletName,
   currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code').optional(),
   customerId: z.uuid().optional(),
   ...walletRules,
+  lowBalanceThreshold: lowBalanceThreshold.optional(),
 });
+
+/** PATCH of a pool: only its low-balance threshold; other fields are ignored. */
+export const PoolUpdateSchema = z.object({ lowBalanceThreshold }).meta({ id: 'CreditPoolUpdate' });
 
 export const PoolSchema = z
   .object({
@@ -85,6 +98,7 @@ export const PoolSchema = z
     status: z.enum(['ACTIVE', 'FROZEN', 'DEPLETED', 'ARCHIVED']),
     rolloverPolicy,
     rolloverCap: decimalOutput.nullable(),
+    lowBalanceThreshold: decimalOutput.nullable().describe('Below it a committed change records credits.balance_low; null: no such event'),
     customerId: z.uuid().nullable(),
     metadata,
     createdAt: z.date(),
@@ -175,5 +189,6 @@ export const AuditSchema = z.object({
 
 export type ModelCreate = z.output<typeof ModelCreateSchema>;
 export type PoolCreate = z.output<typeof PoolCreateSchema>;
+export type PoolUpdate = z.output<typeof PoolUpdateSchema>;
 export type GrantCreate = z.output<typeof GrantCreateSchema>;
 export type DeductionCreate = z.output<typeof DeductionSchema>;

@@ -7,14 +7,14 @@ import { AppError, conflict, invalid, invalidField, notFound } from '../../platf
 import { toJsonb } from '../../platform/db/jsonb.js';
 import { stringifyJson } from '../../platform/http/json.js';
 import { newId } from '../../platform/ids.js';
-import { dec } from '../../platform/money.js';
+import { dec, type Decimal } from '../../platform/money.js';
 import { findInvoice, findSubscription } from '../billing/index.js';
 import { findPlan } from '../catalog/index.js';
 import { getCustomerById } from '../customers/index.js';
-import { availableInGrants } from './domain.js';
+import { armedForThreshold, availableInGrants } from './domain.js';
 import { drawFromPool, grantCredits, reverseTransaction } from './ledger.js';
 import * as repo from './repo.js';
-import type { DeductionCreate, GrantCreate, ModelCreate, PoolCreate } from './schema.js';
+import { MAX_CREDIT_AMOUNT, type DeductionCreate, type GrantCreate, type ModelCreate, type PoolCreate, type PoolUpdate } from './schema.js';
 import { findPriceAt } from './tariff/service.js';
 import { toAllocation, toGrant, toLink, toModel, toPool, toTransaction } from './views.js';
 
@@ -102,6 +102,7 @@ export async function createPool(ctx: AppContext, accountId: string, input: Pool
     throw invalidField('denomination', `no credit model with denomination '${input.denomination}' on this account`);
   }
   if (input.customerId) await getCustomerById(ctx.db, accountId, input.customerId);
+  const threshold = checkedThreshold(input.lowBalanceThreshold ?? null);
   const now = ctx.clock.now();
   try {
     return toPool(
@@ -111,12 +112,38 @@ export async function createPool(ctx: AppContext, accountId: string, input: Pool
         customer_id: input.customerId ?? null,
         currency: input.currency ?? null,
         ...walletColumns(input),
+        // A new pool's balance is 0, below any threshold: disarmed until credits bring it up.
+        low_balance_threshold: threshold?.toFixed() ?? null,
+        low_balance_armed: armedForThreshold(threshold, dec(0)),
         now,
       }),
     );
   } catch (err) {
     throw toUniqueConflict(err, { [UNIQUE_CONSTRAINTS.creditPoolName]: `Credit pool with name '${input.name}' already exists` });
   }
+}
+
+/** The §E7.1 rule of `lowBalanceThreshold`, with the contract's messages (which repeat the field name). */
+function checkedThreshold(value: Decimal | number | string | null): Decimal | null {
+  if (value === null) return null;
+  const d = dec(value);
+  if (d.lte(0)) throw invalidField('lowBalanceThreshold', 'lowBalanceThreshold must be positive');
+  if (d.decimalPlaces() > 6) throw invalidField('lowBalanceThreshold', 'lowBalanceThreshold allows at most 6 decimals');
+  if (d.gt(MAX_CREDIT_AMOUNT)) throw invalidField('lowBalanceThreshold', `lowBalanceThreshold exceeds maximum ${MAX_CREDIT_AMOUNT}`);
+  return d;
+}
+
+/**
+ * PATCH of a pool's low-balance threshold, under the pool lock: it fires nothing, and arms the pool
+ * when its balance is at or above the new threshold, else disarms it (null stops the event).
+ */
+export async function updatePool(ctx: AppContext, accountId: string, poolId: string, input: PoolUpdate) {
+  const threshold = checkedThreshold(input.lowBalanceThreshold);
+  const now = ctx.clock.now();
+  return withTransaction(ctx.db, async (tx) => {
+    const pool = await lockPool(tx, accountId, poolId);
+    return toPool(await repo.updateLowBalanceThreshold(tx, accountId, pool.id, threshold?.toFixed() ?? null, armedForThreshold(threshold, dec(pool.balance)), now));
+  });
 }
 
 /** The account's pools, oldest first; with a customer id only that customer's (internal id, Admin API). */

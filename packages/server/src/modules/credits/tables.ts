@@ -60,6 +60,11 @@ export interface CreditPoolsTable {
   metadata: Json;
   created_at: Date;
   modified_at: Date;
+  /** Below it a committed change records credits.balance_low; null: no such event (migration 0039). */
+  low_balance_threshold: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Once-only flags of credits.balance_low and credits.depleted, read and set under the pool lock. */
+  low_balance_armed: ColumnType<boolean, boolean | undefined, boolean>;
+  depleted_armed: ColumnType<boolean, boolean | undefined, boolean>;
 }
 export type PoolRow = Selectable<CreditPoolsTable>;
 

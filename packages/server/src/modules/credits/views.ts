@@ -40,6 +40,7 @@ export const toPool = (r: repo.PoolRow) => ({
   status: r.status,
   rolloverPolicy: r.rollover_policy,
   rolloverCap: r.rollover_cap === null ? null : dec(r.rollover_cap),
+  lowBalanceThreshold: r.low_balance_threshold === null ? null : dec(r.low_balance_threshold),
   customerId: r.customer_id,
   metadata: r.metadata,
   createdAt: r.created_at,

@@ -91,6 +91,7 @@ const EXPECTED: Record<string, Access> = {
   'POST /api/v1/monetization/credits/pools': 'billing',
   'GET /api/v1/monetization/credits/pools': 'read',
   'GET /api/v1/monetization/credits/pools/:poolId': 'read',
+  'PATCH /api/v1/monetization/credits/pools/:poolId': 'billing',
   'GET /api/v1/monetization/credits/pools/customer/:customerId': 'read',
   'POST /api/v1/monetization/credits/pools/:poolId/subscriptions/:subscriptionId': 'billing',
   'DELETE /api/v1/monetization/credits/pools/:poolId/subscriptions/:subscriptionId': 'billing',

@@ -29,6 +29,20 @@ function sourcesOf(pools: repo.PoolForReservation[], grants: Grant[], now: Date,
     }));
 }
 
+/**
+ * 409 insufficient_credits for a hold, naming the hard-limit pools that refused it: the caller
+ * records their credits.depleted (EVENT_REFUSED) once the refused hold has rolled back (events.ts).
+ */
+export class HoldRefused extends AppError {
+  constructor(
+    denomination: string,
+    readonly poolIds: string[],
+    readonly requestedCredits: Decimal,
+  ) {
+    super('insufficient_credits', `Credit pool depleted - hard limit active for denomination ${denomination}`);
+  }
+}
+
 type HoldPlan = { pools: repo.PoolForReservation[]; grants: Grant[]; draws: { poolId: string; amount: Decimal }[]; held: Decimal };
 
 /**
@@ -40,8 +54,9 @@ export async function planHold(tx: Tx, input: { accountId: string; subscriptionI
   const pools = await repo.lockReservationPools(tx, input.accountId, input.subscriptionId, input.denomination, []);
   if (pools.length === 0) throw notFound(`No credit pool in denomination '${input.denomination}' is linked to the customer's active subscription`);
   const grants = await creditRepo.listLiveGrants(tx, input.accountId, pools.map((p) => p.id));
-  const plan = planPoolDraw(sourcesOf(pools, grants, input.now, false), input.amount);
-  if (plan.refused) throw new AppError('insufficient_credits', `Credit pool depleted - hard limit active for denomination ${input.denomination}`);
+  const sources = sourcesOf(pools, grants, input.now, false);
+  const plan = planPoolDraw(sources, input.amount);
+  if (plan.refused) throw new HoldRefused(input.denomination, sources.filter((s) => s.hardLimit).map((s) => s.poolId), input.amount);
   return { pools, grants, draws: plan.draws, held: plan.covered };
 }
 
@@ -171,6 +186,6 @@ async function bookRelease(tx: Tx, pool: repo.PoolForReservation, r: repo.Reserv
     const grant = rows[i]!;
     if (grant.voided_at === null) continue;
     grant.remaining = dec(grant.remaining).plus(p.amount).toFixed();
-    await expireGrant(tx, pool, grant, p.amount, 'Released hold of a voided grant', now);
+    await expireGrant(tx, pool, grant, p.amount, 'Released hold of a voided grant', now, { reason: 'CLAWBACK' });
   }
 }

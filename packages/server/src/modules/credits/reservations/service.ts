@@ -17,7 +17,8 @@ import type { CreditDrawInput, CreditReceipt } from '../draw.js';
 import { coveredUsage } from '../domain.js';
 import { resolveWeight } from '../tariff/service.js';
 import { holdSecondsOf } from './domain.js';
-import { applyHold, planHold, settle, type Outcome } from './ledger.js';
+import { applyHold, HoldRefused, planHold, settle, type Outcome } from './ledger.js';
+import { recordRefusalAlone } from '../events.js';
 import * as repo from './repo.js';
 import type { ReservationCreate } from './schema.js';
 import { toReservation, type Reservation } from './views.js';
@@ -40,8 +41,20 @@ type HoldInput = {
   now: Date;
 };
 
-/** One transaction: lock the linked pools, plan the hold, insert the reservation, book its HOLD rows. */
-function hold(ctx: AppContext, input: HoldInput) {
+/**
+ * One transaction: lock the linked pools, plan the hold, insert the reservation, book its HOLD rows.
+ * A refused hold rolls back; then its pools' credits.depleted is recorded in a transaction of its own.
+ */
+async function hold(ctx: AppContext, input: HoldInput) {
+  try {
+    return await holdOnce(ctx, input);
+  } catch (err) {
+    if (err instanceof HoldRefused) await recordRefusalAlone(ctx.db, input.accountId, err.poolIds, err.requestedCredits, input.now);
+    throw err;
+  }
+}
+
+function holdOnce(ctx: AppContext, input: HoldInput) {
   return withTransaction(ctx.db, async (tx) => {
     const plan = await planHold(tx, input);
     const row = await repo.insertReservation(tx, {
