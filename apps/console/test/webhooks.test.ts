@@ -128,7 +128,7 @@ describe('console: webhooks (browser)', () => {
     assert.equal(JSON.parse(payload).id, detail.eventId);
   });
 
-  test('when the event is resent from the event log then a new delivery is made', async () => {
+  test('when the event is resent from the event log then a new delivery sends the same bytes again', async () => {
     const { page } = c;
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Event log', exact: true }).click();
     const events = page.getByRole('table', { name: 'Webhook events' });
@@ -137,9 +137,16 @@ describe('console: webhooks (browser)', () => {
     await form.getByLabel('Resend to endpoint').selectOption({ label: `${url} (Billing sync, all events)` });
     await form.getByRole('button', { name: 'Resend' }).click();
     await form.getByRole('status').filter({ hasText: 'Resent' }).waitFor();
-    const deliveries = (await api('/deliveries')) as { items: { resend: boolean }[] };
-    assert.equal(deliveries.items.length, 2);
-    assert.equal(deliveries.items[0]!.resend, true);
+    for (let i = 0; ; i++) {
+      const deliveries = (await api('/deliveries')) as { items: { resend: boolean; status: string }[] };
+      assert.equal(deliveries.items.length, 2);
+      assert.equal(deliveries.items[0]!.resend, true);
+      if (deliveries.items[0]!.status === 'SUCCEEDED') break;
+      assert.ok(i < 300, 'the relay did not deliver the resend');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(received.length, 2);
+    assert.equal(received[1], received[0], 'the same bytes again');
   });
 
   test('when the secret is rotated then the new one is shown once and the previous one keeps signing for 24 hours', async () => {
@@ -160,6 +167,7 @@ describe('console: webhooks (browser)', () => {
     answer = 410;
     await table().getByRole('button', { name: `Send test to ${url}` }).click();
     await page.getByRole('status').filter({ hasText: 'Test event sent' }).getByRole('link').click();
+    await page.getByRole('heading', { name: 'Webhook delivery' }).waitFor();
     for (let i = 0; (await endpoints())[0]!.enabled; i++) {
       assert.ok(i < 200, 'the relay did not attempt the delivery');
       await new Promise((r) => setTimeout(r, 50));
@@ -178,7 +186,7 @@ describe('console: webhooks (browser)', () => {
     await page.reload();
     await table().getByText('the receiver answered 410 Gone').waitFor();
     await table().getByRole('button', { name: `Enable ${url}` }).click();
-    await table().getByText('ENABLED').waitFor();
+    await table().getByText('ENABLED', { exact: true }).waitFor();
     const [enabled] = await endpoints();
     assert.equal(enabled!.enabled, true);
     assert.equal(enabled!.disabledReason, null);
@@ -188,11 +196,11 @@ describe('console: webhooks (browser)', () => {
     const { page } = c;
     await table().getByRole('button', { name: `Disable ${url}` }).click();
     await confirm('Disable endpoint');
-    await table().getByText('DISABLED').waitFor();
+    await table().getByText('DISABLED', { exact: true }).waitFor();
     assert.equal((await endpoints())[0]!.disabledReason, 'MANUAL');
     await table().getByText('by an operator').waitFor();
     await table().getByRole('button', { name: `Enable ${url}` }).click();
-    await table().getByText('ENABLED').waitFor();
+    await table().getByText('ENABLED', { exact: true }).waitFor();
     assert.equal((await endpoints())[0]!.enabled, true);
 
     await table().getByRole('button', { name: `Delete ${url}` }).click();
