@@ -253,4 +253,22 @@ describe(`credit events (${backend})`, () => {
     assert.deepEqual(expired.map((e) => [e.data.reason, e.data.object.amount]), [['EXPIRED', -10], ['CLAWBACK', -50]]);
     await m.audit();
   });
+
+  test('when a period rolls over with policy NONE then credits.expired (ROLLOVER) precedes the new period\'s credits.granted, once however often the job runs', async () => {
+    const { m, events, use } = await account();
+    const w = await m.wallet(100, false);
+    assert.equal((await use(w, 40)).status, 201);
+    svc.clock.advanceMs(32 * DAY);
+    await svc.scheduler.run('subscription-cycle');
+    svc.clock.advanceMs(3_600_000);
+    await svc.scheduler.run('subscription-cycle');
+    const credit = (await events()).filter((e) => e.type === 'credits.expired' || e.type === 'credits.granted');
+    assert.deepEqual(
+      credit.map((e) => [e.type, e.data.reason ?? null, e.data.object.amount]),
+      [['credits.granted', null, 100], ['credits.expired', 'ROLLOVER', -60], ['credits.granted', null, 100]],
+    );
+    assert.equal(credit[1]!.data.pool.balance, 0);
+    assert.equal(credit[2]!.data.pool.balance, 100);
+    await m.audit();
+  });
 });
