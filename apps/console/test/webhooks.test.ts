@@ -192,6 +192,36 @@ describe('console: webhooks (browser)', () => {
     assert.equal(enabled!.disabledReason, null);
   });
 
+  test('when a VIEWER opens the webhook pages then it reads them, filters the log, and every change is disabled naming the role it needs', async () => {
+    const invited = await c.svc.http.post('/api/v1/users', { auth: c.account.token, body: { username: 'watcher', role: 'VIEWER' } });
+    assert.equal(invited.status, 201, invited.text);
+    const context = await c.browser.newContext({ baseURL: c.svc.baseUrl, viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' });
+    const viewer = await context.newPage();
+    viewer.setDefaultTimeout(15_000);
+    try {
+      await viewer.goto('/webhooks/endpoints');
+      await viewer.getByLabel('Username').fill('watcher');
+      await viewer.getByLabel('Password').fill(invited.body.data.password);
+      await viewer.getByRole('button', { name: 'Sign in' }).click();
+      const rows = viewer.getByRole('table', { name: 'Webhook endpoints' });
+      await rows.getByText(url).waitFor();
+      assert.match(await viewer.getByRole('form', { name: 'New webhook endpoint' }).innerText(), /Needs the OWNER or ADMIN role/);
+      for (const name of [`Edit ${url}`, `Send test to ${url}`, `Rotate secret of ${url}`, `Disable ${url}`, `Delete ${url}`]) {
+        assert.equal(await rows.getByRole('button', { name }).isDisabled(), true, name);
+      }
+      await viewer.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Event log', exact: true }).click();
+      const filters = viewer.getByRole('form', { name: 'Event filters' });
+      await filters.getByLabel('Event type').selectOption('webhook.test');
+      await filters.getByRole('button', { name: 'Apply filters' }).click();
+      await viewer.waitForURL((u) => u.searchParams.get('type') === 'webhook.test');
+      const events = viewer.getByRole('table', { name: 'Webhook events' });
+      await events.getByRole('button', { name: /^Payload of webhook\.test/ }).first().click();
+      assert.equal(await viewer.getByRole('form', { name: /^Resend event/ }).getByRole('button', { name: 'Resend' }).isDisabled(), true);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('when the endpoint is disabled, enabled and deleted then the API agrees at each step', async () => {
     const { page } = c;
     await table().getByRole('button', { name: `Disable ${url}` }).click();
