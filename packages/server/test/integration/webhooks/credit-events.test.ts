@@ -201,6 +201,22 @@ describe(`credit events (${backend})`, () => {
     await m.audit();
   });
 
+  test('when a reversal gives credits back then both flags re-arm, and the next crossing records balance_low and depleted again', async () => {
+    const { m, events, threshold, use } = await account();
+    const w = await m.wallet(30, true);
+    await threshold(w.poolId, 20);
+    assert.equal((await use(w, 30)).status, 201);
+    const types = async () => (await events()).filter((e) => e.type === 'credits.balance_low' || e.type === 'credits.depleted').map((e) => e.type);
+    assert.deepEqual(await types(), ['credits.balance_low', 'credits.depleted']);
+    const rows = await m.expectOk(m.admin('GET', `/credits/pools/${w.poolId}/transactions`));
+    const deduction = rows.find((r: any) => r.transactionType === 'DEDUCTION');
+    await m.expectOk(m.admin('POST', `/credits/transactions/${deduction.id}/reverse`));
+    assert.equal((await types()).length, 2, 'a reversal raising the balance records nothing itself');
+    assert.equal((await use(w, 30)).status, 201);
+    assert.deepEqual(await types(), ['credits.balance_low', 'credits.depleted', 'credits.balance_low', 'credits.depleted']);
+    await m.audit();
+  });
+
   test('when a soft pool runs dry then credits.depleted is never recorded', async () => {
     const { m, events, use } = await account();
     const w = await m.wallet(10, false);
