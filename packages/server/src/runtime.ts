@@ -6,7 +6,9 @@ import { createRelay, purgeOldEvents, type Relay } from './modules/webhooks/inde
 import * as billing from './modules/billing/index.js';
 import * as credits from './modules/credits/index.js';
 import * as payments from './modules/payments/index.js';
+import { usageThresholdPercentsSql } from './modules/settings/index.js';
 import * as spend from './modules/spend/index.js';
+import { usageThresholdPercents } from './modules/usage/index.js';
 import { startCacheListener } from './platform/cache/listener.js';
 import { NodeCache } from './platform/cache/node-cache.js';
 import { systemClock, type Clock } from './platform/clock.js';
@@ -48,6 +50,8 @@ const monetizationModules = [billing, credits, payments];
 /** Registers the modules' hooks (platform/hooks.ts) for the switched-on modules; idempotent. */
 function registerModuleHooks(config: Config): void {
   if (config.modules.monetization) for (const module of monetizationModules) module.registerHooks();
+  // The account's usage thresholds (settings) come with usage's ingestion context (usage.threshold_reached).
+  if (config.modules.monetization) usageThresholdPercents.provide(usageThresholdPercentsSql);
   if (config.modules.build) spend.registerHooks();
 }
 

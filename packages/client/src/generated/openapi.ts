@@ -2869,6 +2869,8 @@ export interface components {
             stripeEnabled: boolean;
             /** @enum {string} */
             stripeMode: "NONE" | "PAYMENT_PASS_THROUGH" | "PROCESSOR_INTEGRATION";
+            /** @description Percents of a feature limit that record usage.threshold_reached, ascending (default [80, 100]; [] = off) */
+            usageThresholdPercents: number[];
         };
         AdminCheckoutSession: {
             /** @description What the checkout charges, in currency; null when the processor prices it (a subscription checkout) */
@@ -19392,6 +19394,8 @@ export interface operations {
                      * @enum {string}
                      */
                     stripeMode?: "NONE" | "PAYMENT_PASS_THROUGH" | "PROCESSOR_INTEGRATION" | "STRIPE_INTEGRATION" | "FULL_SYNC";
+                    /** @description Percents of a feature limit at which usage.threshold_reached is recorded: 0–10 distinct integers from 1 to 100, stored ascending. [] turns the event off; null resets to the default [80, 100]. */
+                    usageThresholdPercents?: number[] | null;
                 };
             };
         };

@@ -25,6 +25,8 @@ export type AccountSettings = {
   stripeCheckoutSuccessUrl: string | null;
   stripeCheckoutCancelUrl: string | null;
   defaultCostConfig: CostConfig | null;
+  /** Percents of a feature limit that record usage.threshold_reached (api-contract-events.md §E7.2); ascending. */
+  usageThresholdPercents: number[];
 };
 
 const DEFAULT_AGENT_SIGNUP_HOURLY_CAP = 10;
@@ -35,6 +37,9 @@ export const MAX_AGENT_SIGNUP_HOURLY_CAP = 1_000_000;
 export const MAX_AGENT_TOPUP_AMOUNT = '1000000000000';
 export const AGENT_TOPUP_SCALE = 4;
 export const MAX_URL_LENGTH = 2048;
+/** usageThresholdPercents (api-contract-events.md §E7.2): the default, and at most this many entries. */
+export const DEFAULT_USAGE_THRESHOLD_PERCENTS: readonly number[] = [80, 100];
+export const MAX_USAGE_THRESHOLD_PERCENTS = 10;
 
 export const STRIPE_MODES: readonly StripeMode[] = ['NONE', 'PAYMENT_PASS_THROUGH', 'PROCESSOR_INTEGRATION'];
 /** The original's names of PROCESSOR_INTEGRATION (`STRIPE_INTEGRATION`, legacy `FULL_SYNC`). */
@@ -55,6 +60,7 @@ export const MESSAGES = {
   planClearedUnderSignup: 'Disable agent signup before clearing its default plan',
   hourlyCapMin: 'agentSignupHourlyCap must be at least 1',
   topupNegative: 'agentMaxTopupAmount must not be negative',
+  usageThresholdPercents: 'usageThresholdPercents must hold at most 10 distinct integers from 1 to 100',
 } as const;
 
 /** A refused setting: the field it names and the 400 message (the contract's words where it has them). */
@@ -76,6 +82,7 @@ export type SettingsPatch = {
   stripeCheckoutSuccessUrl?: string | null | undefined;
   stripeCheckoutCancelUrl?: string | null | undefined;
   defaultCostConfig?: CostConfigInput | null | undefined;
+  usageThresholdPercents?: number[] | null | undefined;
 };
 
 /** A PATCH whose fields passed their own checks, normalised to stored form. Absent = unchanged. */
@@ -110,6 +117,13 @@ export function isRedirectUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** 0–10 distinct integers from 1 to 100, stored ascending; null: the default (§E7.2). */
+export function checkThresholdPercents(value: number[] | null): { percents: number[] } | { problem: string } {
+  if (value === null) return { percents: [...DEFAULT_USAGE_THRESHOLD_PERCENTS] };
+  const ok = value.length <= MAX_USAGE_THRESHOLD_PERCENTS && new Set(value).size === value.length && value.every((p) => Number.isInteger(p) && p >= 1 && p <= 100);
+  return ok ? { percents: [...value].sort((a, b) => a - b) } : { problem: MESSAGES.usageThresholdPercents };
 }
 
 /** 0 clears the cap (null); negatives, values above the column's range and extra decimals are refused. */
@@ -171,6 +185,11 @@ export function checkPatchFields(patch: SettingsPatch): { patch: CheckedPatch } 
     const config = normaliseCostConfig(patch.defaultCostConfig);
     if ('problem' in config) return config;
     out.defaultCostConfig = config.config;
+  }
+  if (patch.usageThresholdPercents !== undefined) {
+    const percents = checkThresholdPercents(patch.usageThresholdPercents);
+    if ('problem' in percents) return fail('usageThresholdPercents', percents.problem);
+    out.usageThresholdPercents = percents.percents;
   }
   return { patch: out };
 }
@@ -264,5 +283,6 @@ export function toAccountSettings(accountId: string, row: SettingsRow | undefine
     stripeCheckoutSuccessUrl: row?.stripe_checkout_success_url ?? null,
     stripeCheckoutCancelUrl: row?.stripe_checkout_cancel_url ?? null,
     defaultCostConfig: toCostConfig(row?.default_cost_config),
+    usageThresholdPercents: row ? row.usage_threshold_percents.map(Number) : [...DEFAULT_USAGE_THRESHOLD_PERCENTS],
   };
 }

@@ -5,4 +5,5 @@
  */
 export type { AccountSettings } from './domain.js';
 export { settingsAdminRoutes } from './routes.js';
+export { usageThresholdPercentsSql } from './repo.js';
 export { findAccountSettingsBySlug, getAccountSettings, lockAccountSettings, recordAudit, setStripeMode } from './service.js';

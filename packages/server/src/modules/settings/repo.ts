@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { AccountAuditLogTable, AccountSettingsTable, AuditLogRow, SettingsRow } from './tables.js';
 import { tenantRows } from '../../platform/db/tenant-row.js';
@@ -48,3 +48,11 @@ export function listAuditRows(db: Executor, accountId: string, limit: number): P
     .limit(limit)
     .execute();
 }
+
+/**
+ * The account's usageThresholdPercents as a SQL expression over the account id column (the default
+ * when it never saved settings): the usage module's ingestion context reads it in its own statement
+ * (`usage.threshold_percents`, provided at startup by runtime.ts). Depends on nothing but the column.
+ */
+export const usageThresholdPercentsSql = (accountId: RawBuilder<unknown>) =>
+  sql<number[]>`coalesce((select st.usage_threshold_percents from account_settings st where st.account_id = ${accountId}), '{80,100}'::smallint[])`;

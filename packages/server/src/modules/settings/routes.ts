@@ -24,6 +24,7 @@ function toSettingsView(s: AccountSettings) {
     agentSignupDefaultPlanId: s.agentSignupDefaultPlanId,
     agentSignupHourlyCap: s.agentSignupHourlyCap,
     agentMaxTopupAmount: s.agentMaxTopupAmount,
+    usageThresholdPercents: s.usageThresholdPercents,
   };
 }
 

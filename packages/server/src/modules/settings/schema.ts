@@ -7,6 +7,8 @@ import {
   MAX_AGENT_SIGNUP_HOURLY_CAP,
   MAX_AGENT_TOPUP_AMOUNT,
   MAX_URL_LENGTH,
+  MAX_USAGE_THRESHOLD_PERCENTS,
+  MESSAGES,
   STRIPE_MODE_ALIASES,
   STRIPE_MODES,
 } from './domain.js';
@@ -73,6 +75,12 @@ export const SettingsPatchSchema = z.object({
   stripeCheckoutSuccessUrl: redirectUrl('after a successful'),
   stripeCheckoutCancelUrl: redirectUrl('after a cancelled'),
   defaultCostConfig: CostConfigInputSchema.nullish().describe('Replaced whole. Values ≥ 0. null, or a config with nothing set, clears it.'),
+  usageThresholdPercents: z
+    .array(z.number({ error: MESSAGES.usageThresholdPercents }).int(MESSAGES.usageThresholdPercents), { error: MESSAGES.usageThresholdPercents })
+    .nullish()
+    .describe(
+      `Percents of a feature limit at which usage.threshold_reached is recorded: 0–${MAX_USAGE_THRESHOLD_PERCENTS} distinct integers from 1 to 100, stored ascending. [] turns the event off; null resets to the default [80, 100].`,
+    ),
 });
 
 const costRateOutput = decimalOutput.nullable();
@@ -98,6 +106,7 @@ export const AccountSettingsSchema = z
     agentSignupDefaultPlanId: z.uuid().nullable(),
     agentSignupHourlyCap: z.number().int(),
     agentMaxTopupAmount: decimalOutput.nullable().describe('null = no cap'),
+    usageThresholdPercents: z.array(z.number().int()).describe('Percents of a feature limit that record usage.threshold_reached, ascending (default [80, 100]; [] = off)'),
   })
   .meta({ id: 'AccountSettings' });
 

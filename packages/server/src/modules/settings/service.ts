@@ -121,6 +121,7 @@ function toColumns(s: AccountSettings) {
     stripe_checkout_success_url: s.stripeCheckoutSuccessUrl,
     stripe_checkout_cancel_url: s.stripeCheckoutCancelUrl,
     default_cost_config: s.defaultCostConfig === null ? null : toJsonb(s.defaultCostConfig),
+    usage_threshold_percents: s.usageThresholdPercents,
   };
 }
 

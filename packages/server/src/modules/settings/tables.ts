@@ -23,6 +23,8 @@ export interface AccountSettingsTable {
   stripe_checkout_success_url: string | null;
   stripe_checkout_cancel_url: string | null;
   default_cost_config: ColumnType<Record<string, unknown> | null, Jsonb | null | undefined, Jsonb | null>;
+  /** Percents of a feature limit that record usage.threshold_reached (migration 0040); ascending, distinct. */
+  usage_threshold_percents: ColumnType<number[], number[] | undefined, number[]>;
   created_at: Date;
   modified_at: Date;
 }

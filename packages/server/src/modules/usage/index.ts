@@ -9,3 +9,4 @@ export { getUsageReport } from './report.js';
 export { groupEventTotals, listEventPage, sumFeatureEventTotals, type FeatureEventTotals } from './events.js';
 export { EventListQuerySchema, EventRequestSchema } from './schema.js';
 export { usageRecorded, usageRecordedWanted, type UsageRecorded } from './recorded.js';
+export { usageThresholdPercents } from './thresholds.js';

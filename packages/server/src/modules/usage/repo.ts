@@ -5,6 +5,7 @@ import type { Executor } from '../../platform/db/database.js';
 import type { UsageEventRow } from './tables.js';
 import { dec } from '../../platform/money.js';
 import { usageRecordedWanted } from './recorded.js';
+import { usageThresholdPercents } from './thresholds.js';
 
 export type CheckContext = {
   customer_id: string;
@@ -106,12 +107,23 @@ export async function readCheckUsage(db: Executor, accountId: string, c: CheckCo
 }
 
 /** The check context an ingestion reads: with its fingerprint and whether the account wants `usage_recorded`. */
-export type IngestContext = CheckContext & { fingerprint: string; recorded_wanted: boolean };
+export type IngestContext = CheckContext & {
+  fingerprint: string;
+  recorded_wanted: boolean;
+  /** The account's usageThresholdPercents (usage.threshold_reached, thresholds.ts); [] when off. */
+  threshold_percents: number[];
+  /** The subscription's creation: the window of an accumulate rule's thresholds. */
+  subscription_created_at: Date | null;
+};
+
+/** The account-level facts an ingestion context carries beside the check context (no round trip of their own). */
+const ingestExtras = (accountId: unknown) =>
+  sql`${usageRecordedWanted.call(sql`${accountId}::uuid`)} as recorded_wanted, ${usageThresholdPercents.call(sql`${accountId}::uuid`)} as threshold_percents, s.created_at as subscription_created_at`;
 
 /** The ingestion's context (see IngestContext) of one (customer reference, feature key). */
 export async function loadIngestContext(db: Executor, accountId: string, customerRef: string, featureKey: string): Promise<IngestContext | undefined> {
   const { rows } = await sql<IngestContext>`
-    select ${contextColumns(accountId)}, ${CONTEXT_FINGERPRINT} as fingerprint, ${usageRecordedWanted.call(sql`${accountId}::uuid`)} as recorded_wanted
+    select ${contextColumns(accountId)}, ${CONTEXT_FINGERPRINT} as fingerprint, ${ingestExtras(accountId)}
       from ${contextJoins(accountId, customerRef, featureKey)}`.execute(db);
   return rows[0];
 }
@@ -125,7 +137,7 @@ export async function loadIngestContexts(db: Executor, accountId: string, pairs:
   const { rows } = await sql<IngestContext & { ref: string; feature_key: string }>`
     select q.ref, q.feature_key, x.* from unnest(${pairs.map((p) => p.ref)}::text[], ${pairs.map((p) => p.featureKey)}::text[]) as q(ref, feature_key)
       join lateral (
-        select ${contextColumns(accountId)}, ${CONTEXT_FINGERPRINT} as fingerprint, ${usageRecordedWanted.call(sql`${accountId}::uuid`)} as recorded_wanted
+        select ${contextColumns(accountId)}, ${CONTEXT_FINGERPRINT} as fingerprint, ${ingestExtras(accountId)}
           from ${contextJoins(accountId, sql`q.ref`, sql`q.feature_key`)}) x on true`.execute(db);
   return rows;
 }
@@ -197,7 +209,8 @@ export async function insertEventCounting(
   const guarded = guard ? sql`and exists (select 1 from g)` : sql``;
   const { rows } = await sql<{ counted: boolean }>`
     with ${guard ? sql`g as (select 1 from ${contextJoins(event.account_id, guard.customerRef, guard.featureKey, false)}
-                                and ${CONTEXT_FINGERPRINT} = ${guard.fingerprint} and not ${usageRecordedWanted.call(sql`${event.account_id}::uuid`)}),` : sql``}
+                                and ${CONTEXT_FINGERPRINT} = ${guard.fingerprint} and not ${usageRecordedWanted.call(sql`${event.account_id}::uuid`)}
+                                and (not ${guard.limited}::boolean or cardinality(${usageThresholdPercents.call(sql`${event.account_id}::uuid`)}) = 0)),` : sql``}
     k as (${claimKey(event, guard ? sql`where exists (select 1 from g)` : sql``)}),
     c as (
       insert into usage_counters (account_id, subscription_id, feature_id, period_start, used, revenue)
@@ -237,7 +250,8 @@ const claimKey = (e: NewEvent, onlyIf = sql``) => sql`
   select ${e.account_id}::uuid, ${e.event_idempotency_key}, ${e.id}::uuid, ${e.occurred_at}::timestamptz ${onlyIf}`;
 
 /** What `insertEventCounting` checks before writing an event planned from a context kept in memory. */
-type ContextGuard = { customerRef: string; featureKey: string; fingerprint: string };
+/** `limited`: the remembered rule has a limit, so the statement also checks that the account has no usage thresholds (thresholds.ts). */
+type ContextGuard = { customerRef: string; featureKey: string; fingerprint: string; limited: boolean };
 
 /** Inserts an event unless its idempotency key exists; undefined means a duplicate. */
 export async function insertEvent(db: Executor, row: NewEvent): Promise<{ id: string } | undefined> {

@@ -55,11 +55,26 @@ export interface EntitlementContextVersionsTable {
   version: Int8;
 }
 
+/**
+ * One row per usage.threshold_reached recorded: once per (subscription, feature, window start,
+ * percent) (migration 0040, api-contract-events.md §E5.8); inserted under the counter's row lock.
+ */
+export interface UsageThresholdMarksTable {
+  account_id: string;
+  subscription_id: string;
+  feature_id: string;
+  window_start: Date;
+  percent: number;
+  event_id: string;
+  created_at: Date;
+}
+
 declare module '../../platform/db/tables.js' {
   interface DB {
     usage_events: UsageEventsTable;
     usage_event_keys: UsageEventKeysTable;
     usage_counters: UsageCountersTable;
     entitlement_context_versions: EntitlementContextVersionsTable;
+    usage_threshold_marks: UsageThresholdMarksTable;
   }
 }

@@ -21,6 +21,7 @@ const DEFAULTS = {
   agentSignupDefaultPlanId: null,
   agentSignupHourlyCap: 10,
   agentMaxTopupAmount: null,
+  usageThresholdPercents: [80, 100],
 };
 
 

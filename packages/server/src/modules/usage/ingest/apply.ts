@@ -10,9 +10,10 @@ import { ensureCustomerForEvent } from '../../customers/index.js';
 import { resolveWeightCached, type ResolvedWeight } from '../../credits/index.js';
 import * as batchRepo from './apply-repo.js';
 import { captureForEvent, lockFlowHolds, openCreditDraws, type CreditDrawer, type CreditReceipt } from '../credits-seam.js';
-import { afterDrawRendered, counterKeyOf, drawInputOf, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './plan.js';
+import { afterDrawRendered, counterKeyOf, drawInputOf, needsPeriodUsage, planEvent, thresholdWatchOf, zeroedColumns, type EventPlan } from './plan.js';
 import { depleted, duplicate, receiptOf } from './receipts.js';
 import { usageRecorded } from '../recorded.js';
+import { crossingsOf, recordCrossings, type Crossing, type ThresholdWatch } from '../thresholds.js';
 import * as repo from '../repo.js';
 import type { EventRequest } from '../schema.js';
 
@@ -69,7 +70,7 @@ export async function applyEvents(ctx: AppContext, accountId: string, items: Eve
   // Whether the account wants usage_recorded comes with every context (an account-wide answer).
   const recorded = usageRecorded.subscribers().length > 0 && [...contexts.values()].some((c) => c?.recorded_wanted);
   const complete = [...contexts.values()].every((c) => c?.feature_id);
-  const prepared = complete ? await prepare(ctx.cache, ctx.db, accountId, items, contexts as Map<string, repo.CheckContext>, now) : null;
+  const prepared = complete ? await prepare(ctx.cache, ctx.db, accountId, items, contexts as Map<string, repo.IngestContext>, now) : null;
   // One transaction (an Idempotency-Key journal records it as one), unknown customers and features created first.
   return withTransaction(ctx.db, async (tx) => {
     if (prepared) return applyInTransaction(tx, accountId, items, prepared, recorded, now);
@@ -79,7 +80,7 @@ export async function applyEvents(ctx: AppContext, accountId: string, items: Eve
     for (const key of [...new Set(pairs.map((p) => p.input.featureKey))].sort()) await ensureFeatureForEvent(tx, accountId, key, now);
     for (const [id, c] of await loadContexts(tx, accountId, items, missing)) contexts.set(id, c);
     const wanted = usageRecorded.subscribers().length > 0 && [...contexts.values()].some((c) => c?.recorded_wanted);
-    return applyInTransaction(tx, accountId, items, await prepare(ctx.cache, tx, accountId, items, contexts as Map<string, repo.CheckContext>, now), wanted, now);
+    return applyInTransaction(tx, accountId, items, await prepare(ctx.cache, tx, accountId, items, contexts as Map<string, repo.IngestContext>, now), wanted, now);
   });
 }
 
@@ -106,10 +107,11 @@ async function loadContexts(db: Executor, accountId: string, items: EventItem[],
   return contexts;
 }
 
-type Prepared = { plans: EventPlan[]; weights: Map<string, ResolvedWeight> };
+/** `watches`: per plan, its usage-threshold watch (thresholds.ts), null when none applies. */
+type Prepared = { plans: EventPlan[]; weights: Map<string, ResolvedWeight>; watches: (ThresholdWatch | null)[] };
 
 /** The plans (with the period usage accumulate mode needs, read once per context) and the weights, resolved once per distinct (feature, model, instant). */
-async function prepare(cache: NodeCache, db: Executor, accountId: string, items: EventItem[], contexts: Map<string, repo.CheckContext>, now: Date): Promise<Prepared> {
+async function prepare(cache: NodeCache, db: Executor, accountId: string, items: EventItem[], contexts: Map<string, repo.IngestContext>, now: Date): Promise<Prepared> {
   const periodUsage = new Map<repo.CheckContext, Promise<string | null>>();
   const usageOf = (c: repo.CheckContext) => {
     if (!needsPeriodUsage(c)) return null;
@@ -125,7 +127,8 @@ async function prepare(cache: NodeCache, db: Executor, accountId: string, items:
   const wanted = new Map<string, { featureId: string; model: string | null; at: Date }>();
   for (const p of plans) if (p.creditBacked) wanted.set(weightId(p), { featureId: p.event.feature_id, model: p.event.model, at: p.clampedOccurredAt });
   const weights = new Map(await Promise.all([...wanted.entries()].map(async ([id, w]) => [id, await resolveWeightCached({ cache, db }, accountId, w.featureId, w.model, w.at)] as const)));
-  return { plans, weights };
+  const watches = plans.map((p, i) => thresholdWatchOf(contexts.get(contextId(items[i]!.ref, items[i]!.input.featureKey))!, p, items[i]!.ref, items[i]!.input.featureKey));
+  return { plans, weights, watches };
 }
 
 const weightId = (p: EventPlan) => `${p.event.feature_id}|${p.event.model ?? ''}|${p.clampedOccurredAt.getTime()}`;
@@ -142,7 +145,7 @@ const weightId = (p: EventPlan) => `${p.event.feature_id}|${p.event.model ?? ''}
  * the pools are read again, still locked, for the events after it. Such a round runs under a
  * savepoint, which undoes its ledger writes if it has to be decided again.
  */
-async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[], { plans, weights }: Prepared, recorded: boolean, now: Date): Promise<EventOutcome[]> {
+async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[], { plans, weights, watches }: Prepared, recorded: boolean, now: Date): Promise<EventOutcome[]> {
   const locked = await batchRepo.lockCounters(tx, accountId, plans.flatMap((p) => (p.counter ? [p.counter.key] : [])));
   const flows = plans.flatMap((p) => (p.creditBacked && p.event.flow_id ? [p.event.flow_id] : []));
   // Counter locks, then the flows' reservations, then the pools (modules/README "Lock order").
@@ -166,6 +169,8 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
     const rows: repo.NewEvent[] = [];
     const deltas = new Map<string, { key: repo.CounterKey; used: Decimal; revenue: Decimal }>();
     const billable: { plan: EventPlan; units: Decimal; featureKey: string }[] = [];
+    // usage.threshold_reached: the percents each counted event crosses, from its counter's usage under the lock.
+    const crossings: Crossing[] = [];
     const outcomes: EventOutcome[] = [];
     for (const [i, plan] of plans.entries()) {
       const key = plan.event.event_idempotency_key;
@@ -183,6 +188,7 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
           return receipt;
         };
       }
+      const counterBefore = watches[i] ? used.get(counterIds[i]!)! : null;
       const decided = await decide(plan, counterIds[i]!, used, () => drawer, drawInputs[i]!, capture);
       if (decided === 'refused') {
         outcomes.push({ status: 'refused', key, error: depleted(plan.denomination) });
@@ -200,6 +206,7 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
           deltas.set(id, { key: plan.counter.key, used: plan.units, revenue: decided.revenue });
         }
         if (recorded) billable.push({ plan, units: plan.units.minus(decided.receipt?.usageCovered ?? 0), featureKey: items[i]!.input.featureKey });
+        if (counterBefore) crossings.push(...crossingsOf(watches[i]!, counterBefore, plan.units, plan.event.id));
       }
       const { status, receipt } = receiptOf(plan, !decided.counted, decided.receipt);
       outcomes.push({ status: 'stored', httpStatus: status, receipt });
@@ -217,6 +224,7 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
     }
     await drawer.flush();
     if (recorded) for (const b of billable) await emitRecorded(tx, b.plan, b.units, b.featureKey);
+    await recordCrossings(tx, accountId, crossings, now);
     return outcomes;
   }
 }

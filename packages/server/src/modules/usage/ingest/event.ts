@@ -7,7 +7,7 @@ import type { Principal } from '../../../platform/http/principal.js';
 import { newId } from '../../../platform/ids.js';
 import { customerReferenceRequired, getCustomerById } from '../../customers/index.js';
 import { applyEvents, type EventItem, type EventOutcome } from './apply.js';
-import { counterKeyOf, isCreditBacked, needsPeriodUsage, planEvent, zeroedColumns, type EventPlan } from './plan.js';
+import { counterKeyOf, hasLimit, isCreditBacked, needsPeriodUsage, planEvent, thresholdsApply, zeroedColumns, type EventPlan } from './plan.js';
 import { hotPoolQueue } from './lane.js';
 import { duplicate, receiptOf } from './receipts.js';
 import { usageRecorded } from '../recorded.js';
@@ -62,7 +62,7 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
     if (remembered && plannableFromMemory(remembered) && !isRecorded()) {
       const alone = async (): Promise<EventOutcome | null> => {
         const plan = planEvent({ accountId, context: remembered, input, key, eventId: newId(), now, usedInCounterPeriod: null });
-        const guard = { customerRef: ref, featureKey: input.featureKey, fingerprint: remembered.fingerprint };
+        const guard = { customerRef: ref, featureKey: input.featureKey, fingerprint: remembered.fingerprint, limited: hasLimit(remembered) };
         const counted = await withStatement(ctx.db, (db) => repo.insertEventCounting(db, plan.event, zeroedColumns(plan), plan.counter!, guard));
         if (counted === null) {
           memory.forget(accountId, ref, input.featureKey);
@@ -83,9 +83,9 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
       return answer(await applyEvents(ctx, accountId, [{ input, ref, key }]));
     }
     memory.set(accountId, ref, input.featureKey, preloaded);
-    // A plain event of an account without subscribers to usage_recorded: one statement (under an
-    // Idempotency-Key, in a transaction that records its receipt).
-    if (!isCreditBacked(preloaded) && !(preloaded.recorded_wanted && usageRecorded.subscribers().length > 0)) {
+    // A plain event of an account without subscribers to usage_recorded, and without usage thresholds
+    // on a limited rule: one statement (under an Idempotency-Key, in a transaction that records its receipt).
+    if (!isCreditBacked(preloaded) && !(preloaded.recorded_wanted && usageRecorded.subscribers().length > 0) && !thresholdsApply(preloaded)) {
       const plan = await planPlain(ctx.db, accountId, preloaded, input, key, now);
       return await withStatement(ctx.db, (db) => writePlain(db, plan));
     }
@@ -112,9 +112,11 @@ function answer([outcome]: EventOutcome[]) {
 /**
  * Whether an event of this context can be planned from memory and written by one guarded statement:
  * a counted event without credits, without the period usage of accumulate mode, in an account
- * that wants no `usage_recorded` (the statement checks the last two again).
+ * that wants no `usage_recorded` and watches no usage threshold of its limited rule (the statement
+ * checks the last three again).
  */
-const plannableFromMemory = (c: repo.IngestContext) => Boolean(c.feature_id && c.subscription_id && c.rule_value) && !isCreditBacked(c) && !needsPeriodUsage(c) && !c.recorded_wanted;
+const plannableFromMemory = (c: repo.IngestContext) =>
+  Boolean(c.feature_id && c.subscription_id && c.rule_value) && !isCreditBacked(c) && !needsPeriodUsage(c) && !c.recorded_wanted && !thresholdsApply(c);
 
 /** A plain event's plan: the period usage accumulate mode needs (from the context row when it is the current period, else one read), then the pure plan. */
 async function planPlain(db: Executor, accountId: string, c: repo.CheckContext, input: EventRequest, key: string, now: Date): Promise<EventPlan> {

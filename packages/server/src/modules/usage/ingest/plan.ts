@@ -2,7 +2,8 @@ import { toJsonb, type Jsonb } from '../../../platform/db/jsonb.js';
 import { dec, roundCredits, type Decimal } from '../../../platform/money.js';
 import { computeCost, computeUsageRevenue, fromStoredRuleValue, type Pricing, type RuleValue } from '../../catalog/index.js';
 import { periodContaining } from '../domain.js';
-import type { CheckContext, CounterKey, NewEvent } from '../repo.js';
+import type { CheckContext, CounterKey, IngestContext, NewEvent } from '../repo.js';
+import type { ThresholdWatch } from '../thresholds.js';
 import type { EventRequest } from '../schema.js';
 
 /**
@@ -42,6 +43,35 @@ export function counterKeyOf(accountId: string, c: CheckContext, now: Date): Cou
     subscriptionId: c.subscription_id,
     featureId: c.feature_id,
     periodStart: periodContaining({ start: c.current_period_start!, end: c.current_period_end! }, c.interval_months!, c.billing_anchor_day!, now).start,
+  };
+}
+
+/** Whether the context's rule has a limit (max_usage > 0): the rules usage thresholds watch. */
+export const hasLimit = (c: CheckContext): boolean => Boolean(c.subscription_id && c.feature_id && ruleOf(c)?.pricing?.maxUsage?.gt(0));
+
+/** Whether an event of this context is watched for usage.threshold_reached (the account has percents and the rule a limit). */
+export const thresholdsApply = (c: IngestContext): boolean => (c.threshold_percents?.length ?? 0) > 0 && hasLimit(c);
+
+/**
+ * The threshold watch of a planned event (null: none applies): the percents, the limit, the usage
+ * outside its counter, and the window — the counter's period, or for accumulate the subscription's
+ * creation with no end (api-contract-events.md §E5.8).
+ */
+export function thresholdWatchOf(c: IngestContext, plan: EventPlan, ref: string, featureKey: string): ThresholdWatch | null {
+  if (!thresholdsApply(c) || !plan.counter?.cap) return null;
+  const pricing = ruleOf(c)!.pricing!;
+  const accumulate = pricing.resetMode === 'accumulate';
+  const period = accumulate ? null : periodContaining({ start: c.current_period_start!, end: c.current_period_end! }, c.interval_months!, c.billing_anchor_day!, plan.now);
+  return {
+    percents: c.threshold_percents.map(Number).sort((a, b) => a - b),
+    limit: dec(plan.counter.cap.maxUsage),
+    elsewhere: dec(plan.counter.cap.alreadyUsedElsewhere),
+    subscriptionId: c.subscription_id!,
+    featureId: c.feature_id!,
+    customerReferenceId: ref,
+    featureKey,
+    windowStart: period ? period.start : new Date(c.subscription_created_at!),
+    windowEnd: period ? period.end : null,
   };
 }
 
