@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dec } from '../../platform/money.js';
-import { armedForThreshold, availableInGrants, capacityOf, computePoolSignals, coveredUsage, planFifoDraw, planPoolDraw, planRollover, poolStatusAfter, type DrawSource } from './domain.js';
+import { armedForThreshold, availableInGrants, capacityOf, computePoolSignals, coveredUsage, planFifoDraw, planPoolDraw, planRollover, poolStatusAfter, type DrawSource, type PoolSignalState } from './domain.js';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
 const later = new Date('2026-04-01T00:00:00Z');
@@ -80,8 +80,8 @@ test('when credits cover usage then the covered units round down at 6 dp', () =>
 });
 
 test('when a change crosses a pool threshold or zero then balance_low and depleted fire once per crossing and re-arm as the contract says', () => {
-  const armed = { threshold: dec(50), hardLimit: true, lowArmed: true, depletedArmed: true };
-  const fire = (state: typeof armed, before: number, after: number) => computePoolSignals(state, dec(before), dec(after));
+  const armed: PoolSignalState = { threshold: dec(50), hardLimit: true, lowArmed: true, depletedArmed: true };
+  const fire = (state: PoolSignalState, before: number, after: number) => computePoolSignals(state, dec(before), dec(after));
   assert.deepEqual(fire(armed, 60, 50), { lowBalance: false, depleted: false, lowArmed: true, depletedArmed: true }, 'exactly the threshold is not below it');
   assert.deepEqual(fire(armed, 60, 49), { lowBalance: true, depleted: false, lowArmed: false, depletedArmed: true });
   assert.deepEqual(fire({ ...armed, lowArmed: false }, 49, 10), { lowBalance: false, depleted: false, lowArmed: false, depletedArmed: true }, 'disarmed: nothing');
