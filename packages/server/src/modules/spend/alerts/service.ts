@@ -1,6 +1,7 @@
 import type { AppContext } from '../../../platform/context.js';
 import { withTransaction } from '../../../platform/db/transaction.js';
 import { notFound } from '../../../platform/errors/app-error.js';
+import { recordEvent } from '../../../platform/events/outbox.js';
 import { newId } from '../../../platform/ids.js';
 import { dec, type Decimal } from '../../../platform/money.js';
 import { allocateWindows, type Allocation } from '../allocation/service.js';
@@ -51,6 +52,8 @@ export async function evaluateBudgets(ctx: AppContext, accountId: string, log: D
     const live = await repo.unitIds(tx, accountId);
     const rows = await repo.insertNewAlerts(tx, plan.alerts.filter((a) => live.has(a.spendUnitId)).map((a) => toRow(accountId, a, now)));
     const fired = rows.map(toAlertView);
+    // spend.alert (api-contract-events.md §E5.9): with the alert row, once per alert (its unique key).
+    for (const alert of fired) await recordEvent(tx, { accountId, type: 'spend.alert', object: alert, now });
     await enqueueSpendEvents(ctx, tx, { accountId, type: 'spend.alert', payloads: fired.map(alertPayload) }, log);
     return { fired, dropped };
   });

@@ -76,10 +76,11 @@ export async function enqueueSpendEvents(ctx: AppContext, tx: Tx, events: { acco
  * are recorded (committed before any call), each attempted once; a failure is final here (the operator
  * sees it and may send again), so the job never sends it later behind their back.
  */
-export async function sendSpendEventNow(ctx: AppContext, event: SpendEvent, log: DeliveryLog): Promise<DeliveryOutcomes> {
-  const rows = await withTransaction(ctx.db, async (tx) =>
-    repo.insertDeliveries(tx, { accountId: event.accountId, type: event.type, payload: event.payload, channels: configuredChannels(await findSpendSettingsRow(tx, event.accountId)), now: ctx.clock.now() }),
-  );
+export async function sendSpendEventNow(ctx: AppContext, event: SpendEvent, log: DeliveryLog, alsoInTransaction?: (tx: Tx) => Promise<unknown>): Promise<DeliveryOutcomes> {
+  const rows = await withTransaction(ctx.db, async (tx) => {
+    await alsoInTransaction?.(tx);
+    return repo.insertDeliveries(tx, { accountId: event.accountId, type: event.type, payload: event.payload, channels: configuredChannels(await findSpendSettingsRow(tx, event.accountId)), now: ctx.clock.now() });
+  });
   const results = await attemptDeliveries(ctx, rows.map((r) => r.id), log, { finalAttempt: true });
   const outcomes: DeliveryOutcomes = { slack: 'NOT_CONFIGURED', webhook: 'NOT_CONFIGURED', email: 'NOT_CONFIGURED' };
   for (const row of rows) outcomes[CHANNEL_KEYS[row.channel]] = results.get(row.id) ? 'SENT' : 'FAILED';

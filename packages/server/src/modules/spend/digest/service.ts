@@ -1,5 +1,7 @@
 import type { AppContext } from '../../../platform/context.js';
+import type { Tx } from '../../../platform/db/database.js';
 import { withTransaction } from '../../../platform/db/transaction.js';
+import { recordEvent } from '../../../platform/events/outbox.js';
 import { dec } from '../../../platform/money.js';
 import { allocateWindows } from '../allocation/service.js';
 import { countAlertsFired } from '../alerts/repo.js';
@@ -35,12 +37,19 @@ export async function getDigest(ctx: AppContext, accountId: string): Promise<Dig
 /** POST /digest/send: the digest, sent once to each configured channel now, with each outcome. */
 export async function sendDigest(ctx: AppContext, accountId: string, log: DeliveryLog): Promise<Digest & { delivery: DeliveryOutcomes }> {
   const digest = await getDigest(ctx, accountId);
-  const delivery = await sendSpendEventNow(ctx, { accountId, type: 'spend.digest', payload: digest }, log);
+  const delivery = await sendSpendEventNow(ctx, { accountId, type: 'spend.digest', payload: digest }, log, (tx) => recordDigest(ctx, tx, accountId, digest));
   return { ...digest, delivery };
 }
 
 /** The Monday job's step for one account: the digest into the outbox (sent after commit, retried on failure). */
 export async function enqueueWeeklyDigest(ctx: AppContext, accountId: string, log: DeliveryLog): Promise<void> {
   const digest = await getDigest(ctx, accountId);
-  await withTransaction(ctx.db, (tx) => enqueueSpendEvent(ctx, tx, { accountId, type: 'spend.digest', payload: digest }, log));
+  await withTransaction(ctx.db, async (tx) => {
+    await recordDigest(ctx, tx, accountId, digest);
+    return enqueueSpendEvent(ctx, tx, { accountId, type: 'spend.digest', payload: digest }, log);
+  });
 }
+
+/** spend.digest (api-contract-events.md §E5.9): once per send, in the send's transaction, the Digest without its channel outcomes. */
+const recordDigest = (ctx: AppContext, tx: Tx, accountId: string, digest: Digest) =>
+  recordEvent(tx, { accountId, type: 'spend.digest', object: digest, now: ctx.clock.now() });
