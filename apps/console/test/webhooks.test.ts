@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { monetization } from '../../../packages/server/test/factories.js';
 import { openConsole, type ConsoleSession } from './browser.js';
 
 /**
@@ -222,8 +223,31 @@ describe('console: webhooks (browser)', () => {
     }
   });
 
+  test('when an event carries an amount a double cannot hold then its payload shows every digit the API sent', async () => {
+    const { page } = c;
+    const m = monetization(c.svc, c.account);
+    const wallet = await m.wallet(100, false);
+    // 18 significant digits: through a double it would read 123456789012.12346.
+    const granted = await c.svc.http.post('/api/v1/monetization/credits/grants', { auth: c.account.token, rawBody: `{"creditPoolId":"${wallet.poolId}","amount":123456789012.123456,"grantType":"MANUAL"}`, headers: { 'content-type': 'application/json' } });
+    assert.equal(granted.status, 201, granted.text);
+    const raw = await c.svc.http.get('/api/v1/webhooks/events?type=credits.granted&limit=1', { auth: c.account.token });
+    const sent = /"object":\{[^{}]*"amount":(\d+(?:\.\d+)?)/.exec(raw.text)?.[1];
+    assert.equal(sent, '123456789012.123456');
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Event log', exact: true }).click();
+    const filters = page.getByRole('form', { name: 'Event filters' });
+    await filters.getByLabel('Event type').selectOption('credits.granted');
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((u) => u.searchParams.get('type') === 'credits.granted');
+    const events = page.getByRole('table', { name: 'Webhook events' });
+    await events.getByRole('button', { name: /^Payload of credits\.granted/ }).first().click();
+    const shown = await page.getByRole('region', { name: /^Payload of event/ }).innerText();
+    assert.match(shown, /"amount": 123456789012\.123456,/);
+  });
+
   test('when the endpoint is disabled, enabled and deleted then the API agrees at each step', async () => {
     const { page } = c;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();
     await table().getByRole('button', { name: `Disable ${url}` }).click();
     await confirm('Disable endpoint');
     await table().getByText('DISABLED', { exact: true }).waitFor();
