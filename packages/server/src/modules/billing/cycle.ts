@@ -7,6 +7,7 @@ import * as catalog from '../catalog/index.js';
 import { basePriceLine, finaliseInvoice, raiseInvoice, usageLines } from './invoicing.js';
 import { onPeriodPaid, onSubscriptionEnded } from './lifecycle.js';
 import { computeNextPeriod } from './periods.js';
+import { recordPastDue, recordPlanChanged, recordSubscriptionEvent } from './outbound.js';
 import * as repo from './repo.js';
 
 /**
@@ -47,8 +48,10 @@ async function applyDowngrade(tx: Tx, accountId: string, changeId: string, subsc
     await repo.setPlanChangeStatus(tx, accountId, change.id, 'CANCELLED');
     return;
   }
-  await repo.updateSubscription(tx, { ...subscription, plan_id: change.to_plan_id, modified_at: now });
+  const swapped = await repo.updateSubscription(tx, { ...subscription, plan_id: change.to_plan_id, modified_at: now });
   await repo.setPlanChangeStatus(tx, accountId, change.id, 'COMPLETED');
+  const from = (await catalog.findPlan(tx, accountId, subscription.plan_id))!;
+  await recordPlanChanged(tx, swapped, from, 'DOWNGRADE', now);
 }
 
 /** Ends a subscription whose END_OF_PERIOD cancellation is due, billing the last period's usage. */
@@ -60,6 +63,7 @@ async function endCancelledSubscription(tx: Tx, accountId: string, subscriptionI
   await closePeriod(tx, subscription, plan, closed, now, { nextPeriod: null });
   const ended = await repo.updateSubscription(tx, { ...subscription, is_active: false, ended_at: subscription.cancel_effective_at, modified_at: now });
   await onSubscriptionEnded(tx, ended, now);
+  await recordSubscriptionEvent(tx, 'subscription.canceled', ended, now);
 }
 
 /**
@@ -125,8 +129,8 @@ async function runPastDue(ctx: AppContext, now: Date): Promise<void> {
       if (!invoice || invoice.status !== 'DUE') return;
       const subscription = (await repo.lockSubscription(tx, i.account_id, invoice.subscription_id))!;
       if (invoice.due_date.getTime() + subscription.grace_period_days * 86_400_000 >= now.getTime()) return;
-      await repo.updateInvoice(tx, { ...invoice, status: 'PAST_DUE', modified_at: now });
-      await repo.updateSubscription(tx, { ...subscription, entitlements_revoked: true, modified_at: now });
+      const pastDue = await repo.updateInvoice(tx, { ...invoice, status: 'PAST_DUE', modified_at: now });
+      await recordPastDue(tx, pastDue, await repo.updateSubscription(tx, { ...subscription, entitlements_revoked: true, modified_at: now }), now);
     }),
   );
   items.finish();

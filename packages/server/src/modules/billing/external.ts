@@ -6,6 +6,7 @@ import { settleInvoice } from './invoices.js';
 import { raiseInvoice, type InvoiceLine } from './invoicing.js';
 import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
 import { computeInitialPeriod } from './periods.js';
+import { recordInvoiceEvent, recordPastDue, recordPlanChanged, recordSubscriptionEvent } from './outbound.js';
 import * as repo from './repo.js';
 
 /**
@@ -60,6 +61,7 @@ export async function startExternalSubscription(tx: Tx, input: StartExternalSubs
     created_at: input.now,
     modified_at: input.now,
   });
+  await recordSubscriptionEvent(tx, 'subscription.created', subscription, input.now);
   return syncExternalSubscription(tx, subscription, input.state, input.now);
 }
 
@@ -84,6 +86,7 @@ async function syncExternalSubscription(tx: Tx, subscription: repo.SubscriptionR
       modified_at: now,
     });
     await onSubscriptionEnded(tx, ended, now);
+    await recordSubscriptionEvent(tx, 'subscription.canceled', ended, now);
     return ended;
   }
   // A period starting at or after the current end is the next one (paid, if active); one starting
@@ -106,6 +109,7 @@ async function syncExternalSubscription(tx: Tx, subscription: repo.SubscriptionR
     current_period_end: period.end,
     modified_at: now,
   });
+  if (activating) await recordSubscriptionEvent(tx, 'subscription.activated', next, now);
   next = await applyPlanChange(tx, next, state.planId ?? null, { periodStarted: advanced }, now);
   const plan = (await catalog.findPlan(tx, next.account_id, next.plan_id))!;
   if (activating || (advanced && next.is_active)) await onPeriodPaid(tx, next, plan, period, now);
@@ -127,6 +131,7 @@ async function applyPlanChange(tx: Tx, subscription: repo.SubscriptionRow, bille
   const to = (await catalog.findPlan(tx, subscription.account_id, change.to_plan_id))!;
   const swapped = await repo.updateSubscription(tx, { ...subscription, plan_id: to.id, modified_at: now });
   await repo.setPlanChangeStatus(tx, subscription.account_id, change.id, 'COMPLETED');
+  await recordPlanChanged(tx, swapped, from, change.type, now);
   if (change.type === 'UPGRADE') await onPlanChanged(tx, swapped, from, to, change.id, now);
   return swapped;
 }
@@ -176,14 +181,20 @@ export async function mirrorExternalInvoice(tx: Tx, input: MirrorExternalInvoice
     lines,
     now: input.now,
   });
-  if (invoice.status === 'PAST_DUE') await revokeEntitlements(tx, invoice.account_id, invoice.subscription_id, input.now);
+  if (invoice.status === 'PAST_DUE') await revokeEntitlements(tx, invoice, input.now);
+  if (invoice.status === 'VOID') await recordInvoiceEvent(tx, 'invoice.voided', invoice, input.now);
   return paid && invoice.status !== 'PAID' ? (await settleInvoice(tx, invoice.account_id, invoice.id, input.now))! : invoice;
 }
 
-/** A PAST_DUE invoice revokes the subscription's entitlements until no invoice of it is past due (§6.2). */
-async function revokeEntitlements(tx: Tx, accountId: string, subscriptionId: string, now: Date) {
-  const subscription = await repo.lockSubscription(tx, accountId, subscriptionId);
-  if (subscription && !subscription.entitlements_revoked) await repo.updateSubscription(tx, { ...subscription, entitlements_revoked: true, modified_at: now });
+/**
+ * A PAST_DUE invoice revokes the subscription's entitlements until no invoice of it is past due
+ * (§6.2); it records `invoice.past_due` and `subscription.past_due` as the due job does.
+ */
+async function revokeEntitlements(tx: Tx, invoice: repo.InvoiceRow, now: Date) {
+  let subscription = await repo.lockSubscription(tx, invoice.account_id, invoice.subscription_id);
+  if (!subscription) return;
+  if (!subscription.entitlements_revoked) subscription = await repo.updateSubscription(tx, { ...subscription, entitlements_revoked: true, modified_at: now });
+  await recordPastDue(tx, invoice, subscription, now);
 }
 
 /** A past-due invoice voided outside (the debt forgiven): the entitlements come back once none is past due. */
@@ -211,7 +222,8 @@ export async function applyExternalInvoiceStatus(tx: Tx, accountId: string, invo
   const order: InvoiceStatus[] = ['PENDING', 'DUE', 'PAST_DUE'];
   const forward = status === 'VOID' || order.indexOf(status) > order.indexOf(invoice.status);
   if (!forward || !order.includes(invoice.status)) return;
-  await repo.updateInvoice(tx, { ...invoice, status, modified_at: now });
-  if (status === 'PAST_DUE') await revokeEntitlements(tx, accountId, invoice.subscription_id, now);
+  const moved = await repo.updateInvoice(tx, { ...invoice, status, modified_at: now });
+  if (status === 'PAST_DUE') await revokeEntitlements(tx, moved, now);
+  if (status === 'VOID') await recordInvoiceEvent(tx, 'invoice.voided', moved, now);
   if (status === 'VOID' && invoice.status === 'PAST_DUE') await restoreEntitlements(tx, accountId, invoice.subscription_id, now);
 }

@@ -8,6 +8,7 @@ import * as catalog from '../catalog/index.js';
 import { resolveCallerCustomer } from '../customers/index.js';
 import { getAccountSettings } from '../settings/index.js';
 import { onPeriodPaid } from './lifecycle.js';
+import { recordInvoiceEvent, recordSubscriptionEvent } from './outbound.js';
 import * as repo from './repo.js';
 import { toInvoiceViews } from './views.js';
 
@@ -35,9 +36,17 @@ export async function markInvoicePaid(ctx: AppContext, accountId: string, invoic
  * the other and the second finds it PAID: a no-op that grants nothing again. Paying the initial
  * invoice activates the subscription (and grants its period's plan credits); paying the last
  * past-due invoice restores its entitlements. VOID or CANCELLED invoices cannot be paid (409).
- * Returns undefined for an unknown invoice.
+ * Returns undefined for an unknown invoice. Records `invoice.paid` (not for a CREDIT invoice), then
+ * `subscription.activated` when it activates; `beforeSettled` runs under the lock only when this call
+ * settles it (the payments module records the processor's payment there, once per settlement).
  */
-export async function settleInvoice(tx: Tx, accountId: string, invoiceId: string, now: Date): Promise<repo.InvoiceRow | undefined> {
+export async function settleInvoice(
+  tx: Tx,
+  accountId: string,
+  invoiceId: string,
+  now: Date,
+  beforeSettled?: (invoice: repo.InvoiceRow) => Promise<void>,
+): Promise<repo.InvoiceRow | undefined> {
   const invoice = await repo.lockInvoice(tx, accountId, invoiceId);
   if (!invoice) return undefined;
   if (invoice.status === 'PAID') return invoice;
@@ -45,10 +54,14 @@ export async function settleInvoice(tx: Tx, accountId: string, invoiceId: string
     throw conflict(`Invoice is ${invoice.status} and cannot be paid`);
   }
   const subscription = (await repo.lockSubscription(tx, accountId, invoice.subscription_id))!;
+  if (beforeSettled) await beforeSettled(invoice);
   const updated = await repo.updateInvoice(tx, { ...invoice, status: 'PAID', paid_at: now, modified_at: now });
+  if (updated.type !== 'CREDIT') await recordInvoiceEvent(tx, 'invoice.paid', updated, now);
   let next = subscription;
+  // is_active never goes back to false but at the end (final), so this is its first activation.
   if (invoice.type === 'IN_ADVANCE_INITIAL' && !subscription.is_active && !subscription.ended_at && !subscription.cancelled_at) {
     next = await repo.updateSubscription(tx, { ...subscription, is_active: true, modified_at: now });
+    await recordSubscriptionEvent(tx, 'subscription.activated', next, now);
     const plan = (await catalog.findPlan(tx, accountId, subscription.plan_id))!;
     await onPeriodPaid(tx, next, plan, { start: subscription.current_period_start, end: subscription.current_period_end }, now);
   }

@@ -4,6 +4,7 @@ import { newId } from '../../platform/ids.js';
 import { Money, dec, type Decimal } from '../../platform/money.js';
 import { type Plan, computeGraduatedCost, fromStoredRuleValue } from '../catalog/index.js';
 import * as catalog from '../catalog/index.js';
+import { recordInvoiceEvent } from './outbound.js';
 import * as repo from './repo.js';
 
 export type InvoiceLine = { description: string; amount: Decimal; featureId?: string | null };
@@ -22,7 +23,8 @@ type RaiseInvoiceInput = {
 /**
  * Writes an invoice and its lines. Each line is rounded to the invoice currency's minor units
  * (HALF_UP: JPY 0, USD 2, KWD 3) and the amount is the sum of the rounded lines, so the total always
- * equals what the lines show. A DUE invoice for zero is settled at once.
+ * equals what the lines show. A DUE invoice for zero is settled at once. Records `invoice.created`,
+ * then `invoice.paid` for one created PAID (free plan, zero rollover) unless it is a CREDIT invoice.
  */
 export async function raiseInvoice(tx: Tx, input: RaiseInvoiceInput) {
   const lines = roundLines(input.lines, input.currency);
@@ -46,17 +48,21 @@ export async function raiseInvoice(tx: Tx, input: RaiseInvoiceInput) {
     modified_at: input.now,
   });
   const items = await insertLines(tx, invoice, lines, 0, input.now);
+  await recordInvoiceEvent(tx, 'invoice.created', invoice, input.now);
+  if (invoice.status === 'PAID' && invoice.type !== 'CREDIT') await recordInvoiceEvent(tx, 'invoice.paid', invoice, input.now);
   return { invoice, items };
 }
 
-/** Finalises a PENDING (in-arrears) invoice: adds its lines and makes it DUE for their total. */
+/** Finalises a PENDING (in-arrears) invoice: adds its lines and makes it DUE for their total (PAID, with `invoice.paid`, for zero). */
 export async function finaliseInvoice(tx: Tx, invoice: repo.InvoiceRow, lines: InvoiceLine[], now: Date) {
   const existing = (await repo.listInvoiceItems(tx, invoice.account_id, [invoice.id])).length;
   const rounded = roundLines(lines, invoice.currency);
   await insertLines(tx, invoice, rounded, existing, now);
   const amount = sumLines(rounded, Money.of(invoice.amount, invoice.currency));
   const settled = amount.isZero();
-  return repo.updateInvoice(tx, { ...invoice, amount: amount.toFixed(), status: settled ? 'PAID' : 'DUE', paid_at: settled ? now : null, modified_at: now });
+  const updated = await repo.updateInvoice(tx, { ...invoice, amount: amount.toFixed(), status: settled ? 'PAID' : 'DUE', paid_at: settled ? now : null, modified_at: now });
+  if (settled) await recordInvoiceEvent(tx, 'invoice.paid', updated, now);
+  return updated;
 }
 
 type RoundedLine = Omit<InvoiceLine, 'amount'> & { amount: Money };

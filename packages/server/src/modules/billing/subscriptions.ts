@@ -12,6 +12,7 @@ import { basePriceLine, raiseInvoice } from './invoicing.js';
 import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
 import { changeAtProcessor, checkSubscribePayment, collectInitialPayment, processorDrivesSubscription, subscribeThroughProcessor } from './payment-slots.js';
 import { computeCancellationCredit, computeInitialPeriod, computeUpgradeProration } from './periods.js';
+import { recordInvoiceEvent, recordPlanChanged, recordSubscriptionEvent } from './outbound.js';
 import * as repo from './repo.js';
 import type { SubscribeRequest } from './schema.js';
 import { toInvoiceViews, toSubscriptionView } from './views.js';
@@ -85,6 +86,9 @@ export async function subscribeInTransaction(tx: Tx, input: SubscribeInTransacti
     created_at: now,
     modified_at: now,
   });
+  // Events in the contract's order: subscription.created, invoice.created (and invoice.paid when
+  // free), subscription.activated, then the period's credits.granted (onPeriodPaid).
+  await recordSubscriptionEvent(tx, 'subscription.created', subscription, now);
   const { invoice } = await raiseInvoice(tx, {
     subscription,
     type: inArrears ? 'REGULAR' : 'IN_ADVANCE_INITIAL',
@@ -95,7 +99,10 @@ export async function subscribeInTransaction(tx: Tx, input: SubscribeInTransacti
     lines: inArrears ? [] : [basePriceLine(plan)],
     now,
   });
-  if (activeAtOnce) await onPeriodPaid(tx, subscription, plan, period, now);
+  if (activeAtOnce) {
+    await recordSubscriptionEvent(tx, 'subscription.activated', subscription, now);
+    await onPeriodPaid(tx, subscription, plan, period, now);
+  }
   return { subscription, invoiceId: invoice.id };
 }
 
@@ -196,8 +203,10 @@ export async function cancelSubscription(ctx: AppContext, principal: Principal, 
       return false;
     }
     const plan = (await catalog.findPlan(tx, principal.accountId, subscription.plan_id))!;
+    // Events in the contract's order: invoice.voided (each), invoice.created (the CREDIT invoice),
+    // credits.expired (the claw-back, onSubscriptionEnded), subscription.canceled.
     for (const open of await repo.lockOpenInvoices(tx, principal.accountId, subscription.id)) {
-      await repo.updateInvoice(tx, { ...open, status: 'VOID', modified_at: now });
+      await recordInvoiceEvent(tx, 'invoice.voided', await repo.updateInvoice(tx, { ...open, status: 'VOID', modified_at: now }), now);
     }
     const wasPaid = subscription.is_active;
     const ended = await repo.updateSubscription(tx, {
@@ -228,6 +237,7 @@ export async function cancelSubscription(ctx: AppContext, principal: Principal, 
       }
     }
     await onSubscriptionEnded(tx, ended, now);
+    await recordSubscriptionEvent(tx, 'subscription.canceled', ended, now);
     return false;
   });
   // The processor drives it: our state follows from its answer (and its webhooks).
@@ -320,6 +330,7 @@ async function applyPlanChange(tx: Tx, principal: Principal, subscriptionId: str
   if (elsewhere) return { subscription, invoiceId: undefined, atProcessor: { changeId: change.id, toPlan: to } };
   if (input.changeType === 'DOWNGRADE') return { subscription, invoiceId: undefined };
   const swapped = await repo.updateSubscription(tx, { ...subscription, plan_id: to.id, modified_at: now });
+  await recordPlanChanged(tx, swapped, from, 'UPGRADE', now);
   let invoiceId: string | undefined;
   if (from.billing_timing === 'IN_ADVANCE') {
     const proration = computeUpgradeProration({

@@ -10,6 +10,7 @@ import type { Customer } from '../customers/index.js';
 import { toMinorUnitInteger } from './domain.js';
 import { METADATA } from './events.js';
 import { processorMessage, type Processor } from './processor/stripe.js';
+import { recordPayment, toCheckoutSessionView } from './outbound.js';
 import * as repo from './repo.js';
 import type { CheckoutSessionListInput } from './schema.js';
 
@@ -21,6 +22,9 @@ import type { CheckoutSessionListInput } from './schema.js';
  */
 
 export type ReturnUrls = { successUrl: string; cancelUrl: string };
+
+/** The declined off-session charge a fallback checkout replaces: `payment.failed` is recorded with the session. */
+export type DeclinedCharge = { declineReason: string; processorPaymentId: string | null };
 
 export type TopupCheckoutInput = {
   accountId: string;
@@ -35,12 +39,13 @@ export type TopupCheckoutInput = {
   credits: Decimal;
   pricePerCredit: Decimal;
   creditPurchaseId: string;
+  declined?: DeclinedCharge | undefined;
 };
 
 export async function openHostedCheckout(ctx: AppContext, processor: Processor, input: TopupCheckoutInput): Promise<{ id: string; checkoutUrl: string }> {
   const row = await insertSession(ctx, {
     accountId: input.accountId, customerId: input.customer.id, purpose: input.purpose, amount: input.amount, currency: input.currency,
-    creditPoolId: input.creditPoolId, credits: input.credits, pricePerCredit: input.pricePerCredit,
+    creditPoolId: input.creditPoolId, credits: input.credits, pricePerCredit: input.pricePerCredit, declined: input.declined,
   });
   const metadata = { [METADATA.account]: input.accountId, [METADATA.checkoutSession]: row.id, [METADATA.creditPurchase]: input.creditPurchaseId };
   let session: { id: string; url: string | null };
@@ -75,6 +80,7 @@ export type InvoiceCheckoutInput = {
   invoice: { id: string; amount: Decimal; currency: string; description: string };
   subscriptionId: string;
   planId: string | null;
+  declined?: DeclinedCharge | undefined;
 };
 
 /**
@@ -86,7 +92,7 @@ export async function openInvoiceCheckout(ctx: AppContext, processor: Processor,
   if (open) return { id: open.id, checkoutUrl: open.checkout_url! };
   const row = await insertSession(ctx, {
     accountId: input.accountId, customerId: input.customer.id, purpose: input.purpose, amount: input.invoice.amount, currency: input.invoice.currency,
-    invoiceId: input.invoice.id, subscriptionId: input.subscriptionId, planId: input.planId,
+    invoiceId: input.invoice.id, subscriptionId: input.subscriptionId, planId: input.planId, declined: input.declined,
   });
   const metadata = { [METADATA.account]: input.accountId, [METADATA.checkoutSession]: row.id, [METADATA.invoice]: input.invoice.id, [METADATA.subscription]: input.subscriptionId };
   let hosted: { id: string; url: string | null };
@@ -119,19 +125,29 @@ type NewSession = {
   invoiceId?: string;
   subscriptionId?: string;
   planId?: string | null;
+  declined?: DeclinedCharge | undefined;
 };
 
+/** The PENDING session row, committed before the processor call; with `payment.failed` when it replaces a declined charge. */
 function insertSession(ctx: AppContext, input: NewSession) {
   const now = ctx.clock.now();
-  return withTransaction(ctx.db, (tx) =>
-    repo.insertCheckoutSession(tx, {
+  return withTransaction(ctx.db, async (tx) => {
+    const row = await repo.insertCheckoutSession(tx, {
       id: newId(), account_id: input.accountId, customer_id: input.customerId, purpose: input.purpose, status: 'PENDING',
       processor_session_id: null, processor_invoice_id: null, checkout_url: null, plan_id: input.planId ?? null,
       subscription_id: input.subscriptionId ?? null, invoice_id: input.invoiceId ?? null, credit_pool_id: input.creditPoolId ?? null,
       credits: input.credits?.toFixed() ?? null, price_per_credit: input.pricePerCredit?.toFixed() ?? null, amount: input.amount.toFixed(),
       currency: input.currency, grant_id: null, created_at: now, completed_at: null, modified_at: now,
-    }),
-  );
+    });
+    if (input.declined) {
+      await recordPayment(tx, {
+        accountId: input.accountId, customerId: input.customerId, status: 'FAILED', purpose: input.purpose, amount: input.amount, currency: input.currency,
+        processorPaymentId: input.declined.processorPaymentId, invoiceId: input.invoiceId ?? null, checkoutSessionId: row.id,
+        subscriptionId: input.subscriptionId ?? null, declineReason: input.declined.declineReason, now,
+      });
+    }
+    return row;
+  });
 }
 
 /** A checkout session as the Client API shows it; a customer key sees only its own customer's. */
@@ -141,16 +157,7 @@ export async function getCheckoutSession(ctx: AppContext, principal: Principal, 
   if (principal.kind === 'customer' && row.customer_id !== principal.customerId) {
     throw new AppError('forbidden', 'This API key is scoped to another customer');
   }
-  return {
-    id: row.id,
-    purpose: row.purpose,
-    status: row.status,
-    ...(row.checkout_url ? { checkoutUrl: row.checkout_url } : {}),
-    ...(row.subscription_id && row.status === 'COMPLETED' ? { subscriptionId: row.subscription_id } : {}),
-    ...(row.credits ? { credits: dec(row.credits) } : {}),
-    createdAt: row.created_at,
-    ...(row.completed_at ? { completedAt: row.completed_at } : {}),
-  };
+  return toCheckoutSessionView(row);
 }
 
 /** The console's list of checkout sessions (Admin API): newest first, filtered, paged. */

@@ -13,6 +13,7 @@ import { purchaseAmount, requireMinimum, requireWithinSpendCap, toMinorUnitInteg
 import { METADATA } from './events.js';
 import { ensureProcessorCustomer } from './processor/customers.js';
 import { isCardError, processorMessage, stripeProcessor, type Processor } from './processor/stripe.js';
+import { chargeDeclineReason, processorIdOf, recordPayment, type PaymentFacts } from './outbound.js';
 import * as repo from './repo.js';
 
 export type PurchaseRequest = { customerReferenceId?: string | undefined; creditPoolId: string; credits: Decimal; paymentMethodId?: string | undefined };
@@ -75,6 +76,8 @@ export async function purchaseCredits(ctx: AppContext, principal: Principal, inp
   const link = await ensureProcessorCustomer(ctx, processor, customer);
   const paymentMethod = input.paymentMethodId ?? link.default_payment_method_id;
   let declineReason: string | undefined;
+  let declinedPaymentId: string | null = null;
+  let paymentDecline = '';
   if (paymentMethod) {
     const charged = await chargeOffSession(processor, { purchase, processorCustomerId: link.processor_customer_id, paymentMethod });
     if (charged.kind === 'succeeded') {
@@ -82,12 +85,15 @@ export async function purchaseCredits(ctx: AppContext, principal: Principal, inp
       return { ...base, completed: true, grantId, paymentIntentId: charged.paymentIntentId };
     }
     declineReason = 'off-session charge declined';
+    declinedPaymentId = charged.paymentIntentId;
+    paymentDecline = chargeDeclineReason(charged.reason);
     await withTransaction(ctx.db, (tx) => repo.updatePurchase(tx, accountId, purchase.id, { status: 'DECLINED', decline_reason: charged.reason, modified_at: ctx.clock.now() }));
   }
   const session = await openHostedCheckout(ctx, processor, {
     accountId, customer, processorCustomerId: link.processor_customer_id, purpose: 'CREDIT_TOPUP', urls,
     amount, currency, description: `${input.credits.toFixed()} ${pool.denomination}`,
     creditPoolId: pool.id, credits: input.credits, pricePerCredit: price.pricePerCredit, creditPurchaseId: purchase.id,
+    declined: declineReason ? { declineReason: paymentDecline, processorPaymentId: declinedPaymentId } : undefined,
   });
   await withTransaction(ctx.db, (tx) => repo.updatePurchase(tx, accountId, purchase.id, { status: 'CHECKOUT', checkout_session_id: session.id, modified_at: ctx.clock.now() }));
   throw paymentRequired({ ...base, checkoutUrl: session.checkoutUrl, checkoutSessionId: session.id, ...(declineReason ? { declineReason } : {}) });
@@ -119,7 +125,7 @@ export async function listTopUpOffers(ctx: AppContext, accountId: string, custom
   });
 }
 
-type ChargeOutcome = { kind: 'succeeded'; paymentIntentId: string } | { kind: 'declined'; reason: string };
+type ChargeOutcome = { kind: 'succeeded'; paymentIntentId: string } | { kind: 'declined'; reason: string; paymentIntentId: string | null };
 
 async function chargeOffSession(
   processor: Processor,
@@ -139,19 +145,26 @@ async function chargeOffSession(
       `tally-purchase-${purchase.id}`,
     );
     if (intent.status === 'succeeded') return { kind: 'succeeded', paymentIntentId: intent.id };
-    return { kind: 'declined', reason: `payment ${intent.status}` };
+    return { kind: 'declined', reason: `payment ${intent.status}`, paymentIntentId: intent.id };
   } catch (err) {
-    if (isCardError(err)) return { kind: 'declined', reason: err.code ?? err.message };
+    if (isCardError(err)) return { kind: 'declined', reason: err.code ?? err.message, paymentIntentId: processorIdOf((err as { payment_intent?: unknown }).payment_intent) };
     // Unknown outcome (processor down, timeout): the purchase stays PENDING; a retry with the same
     // Idempotency-Key reuses it and its charge key, and payment_intent.succeeded completes it.
     throw new AppError('vendor_error', `Stripe did not complete the charge: ${processorMessage(err)}`, { cause: err });
   }
 }
 
-/** Grants the credits of a charged purchase (key `pi_<id>`, shared with the webhook). */
+/**
+ * Grants the credits of a charged purchase (key `pi_<id>`, shared with the webhook). Under the
+ * purchase's lock: the webhook of a lost answer may have completed it already (then nothing more);
+ * else `payment.succeeded` is recorded, before the grant's own events.
+ */
 async function completePurchase(ctx: AppContext, purchase: repo.CreditPurchaseRow, paymentIntentId: string): Promise<string> {
   const now = ctx.clock.now();
   return withTransaction(ctx.db, async (tx) => {
+    const locked = await repo.lockPurchase(tx, purchase.account_id, purchase.id);
+    if (locked?.status === 'SUCCEEDED' && locked.grant_id) return locked.grant_id;
+    await recordPayment(tx, purchasePayment(purchase, paymentIntentId, null, now));
     const { grantId } = await grantPurchasedCredits(
       tx,
       {
@@ -171,3 +184,11 @@ export function paymentRequired(data: unknown): AppError {
 }
 
 export type { Customer };
+
+/** The Payment facts of a credit purchase's successful charge (its grant follows in the same transaction). */
+export function purchasePayment(purchase: repo.CreditPurchaseRow, processorPaymentId: string, checkoutSessionId: string | null, now: Date): PaymentFacts {
+  return {
+    accountId: purchase.account_id, customerId: purchase.customer_id, status: 'SUCCEEDED', purpose: 'CREDIT_TOPUP', amount: purchase.amount,
+    currency: purchase.currency, processorPaymentId, checkoutSessionId, now,
+  };
+}

@@ -12,6 +12,7 @@ import { requireWithinSpendCap, toMinorUnitInteger } from './domain.js';
 import { METADATA } from './events.js';
 import { ensureProcessorCustomer } from './processor/customers.js';
 import { isCardError, processorMessage, stripeProcessor } from './processor/stripe.js';
+import { chargeDeclineReason, processorIdOf, recordPayment, type PaymentFacts } from './outbound.js';
 import * as repo from './repo.js';
 
 /**
@@ -55,6 +56,8 @@ export async function collectInitialPayment(
   const link = await ensureProcessorCustomer(ctx, processor, input.customer);
   const paymentMethod = input.paymentMethodId ?? link.default_payment_method_id;
   let declineReason: string | undefined;
+  let declinedPaymentId: string | null = null;
+  let paymentDecline = '';
   if (paymentMethod) {
     try {
       const intent = await processor.chargeOffSession(
@@ -67,13 +70,23 @@ export async function collectInitialPayment(
         `tally-invoice-charge-${input.invoice.id}`,
       );
       if (intent.status === 'succeeded') {
-        await withTransaction(ctx.db, (tx) => settleInvoice(tx, accountId, input.invoice.id, ctx.clock.now()));
+        const now = ctx.clock.now();
+        // payment.succeeded only if this call settles it (the webhook of a lost answer may have).
+        await withTransaction(ctx.db, (tx) =>
+          settleInvoice(tx, accountId, input.invoice.id, now, () =>
+            recordPayment(tx, invoicePayment({ accountId, customerId: input.customer.id, invoice: input.invoice, processorPaymentId: intent.id, now })),
+          ),
+        );
         return { kind: 'paid' };
       }
       declineReason = 'off-session charge declined';
+      declinedPaymentId = intent.id;
+      paymentDecline = chargeDeclineReason(`payment ${intent.status}`);
     } catch (err) {
       if (!isCardError(err)) throw new AppError('vendor_error', `Stripe did not complete the charge: ${processorMessage(err)}`, { cause: err });
       declineReason = 'off-session charge declined';
+      declinedPaymentId = processorIdOf((err as { payment_intent?: unknown }).payment_intent);
+      paymentDecline = chargeDeclineReason(err.code);
     }
   } else if (principal.kind !== 'customer') {
     return { kind: 'none' };
@@ -82,6 +95,24 @@ export async function collectInitialPayment(
     accountId, customer: input.customer, processorCustomerId: link.processor_customer_id, purpose: 'SUBSCRIPTION',
     invoice: { id: input.invoice.id, amount, currency, description: `${input.plan.name ?? input.plan.key}: first period` },
     subscriptionId: input.subscription.id, planId: input.plan.id,
+    declined: declineReason ? { declineReason: paymentDecline, processorPaymentId: declinedPaymentId } : undefined,
   });
   return { kind: 'checkout', checkoutUrl: session.checkoutUrl, checkoutSessionId: session.id, ...(declineReason ? { declineReason } : {}) };
+}
+
+/** The Payment facts of a processor payment that settles one of our invoices (its subscription's first invoice, a hosted invoice page). */
+export function invoicePayment(input: {
+  accountId: string;
+  customerId: string;
+  invoice: Invoice;
+  processorPaymentId: string | null;
+  purpose?: PaymentFacts['purpose'];
+  checkoutSessionId?: string | null;
+  now: Date;
+}): PaymentFacts {
+  return {
+    accountId: input.accountId, customerId: input.customerId, status: 'SUCCEEDED', purpose: input.purpose ?? 'SUBSCRIPTION',
+    amount: input.invoice.amount, currency: input.invoice.currency, processorPaymentId: input.processorPaymentId,
+    invoiceId: input.invoice.id, subscriptionId: input.invoice.subscription_id, checkoutSessionId: input.checkoutSessionId ?? null, now: input.now,
+  };
 }

@@ -5,11 +5,15 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { isUuid } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import { accountExists } from '../accounts/index.js';
-import { settleInvoice } from '../billing/index.js';
+import { findInvoice, settleInvoice } from '../billing/index.js';
 import { grantPurchasedCredits } from '../credits/index.js';
 import { findCustomerById } from '../customers/index.js';
 import { getAccountSettings } from '../settings/index.js';
 import { webhookSecret } from './connection.js';
+import { fromMinorUnitInteger } from './domain.js';
+import { processorIdOf, recordCheckoutCompleted, recordPayment } from './outbound.js';
+import { purchasePayment } from './purchases.js';
+import { invoicePayment } from './subscribe.js';
 import { METADATA } from './events.js';
 import {
   verifyWebhookEvent,
@@ -71,8 +75,10 @@ async function applyEvent(tx: Tx, accountId: string, event: ProcessorEvent, now:
       return paymentSucceeded(tx, accountId, event.data.object, now);
     case 'customer.created':
       return customerCreated(tx, accountId, event.data.object, now);
+    case 'invoice.payment_failed':
+      return invoicePaymentFailed(tx, accountId, event.data.object, now);
     default:
-      // invoice.payment_failed leaves the invoice DUE; the rest is acknowledged and ignored.
+      // The rest is acknowledged and ignored.
       return;
   }
 }
@@ -111,14 +117,44 @@ async function applyProcessorDriven(tx: Tx, accountId: string, event: ProcessorE
   }
 }
 
-/** Both `invoice.paid` and `invoice.payment_succeeded` arrive for one payment: settling is idempotent. */
+/** The processor's payment of one of its invoices: its payment intent, else the invoice itself (§E5.5). */
+const invoicePaymentId = (invoice: ProcessorInvoice) => processorIdOf((invoice as { payment_intent?: unknown }).payment_intent) ?? invoice.id ?? null;
+
+/**
+ * Both `invoice.paid` and `invoice.payment_succeeded` arrive for one payment: settling is idempotent,
+ * and `payment.succeeded` is recorded only by the settlement that happens (once per payment). Events:
+ * payment.succeeded, invoice.paid (and activation), then checkout.completed.
+ */
 async function invoicePaid(tx: Tx, accountId: string, invoice: ProcessorInvoice, now: Date) {
   const session = await repo.lockCheckoutSessionByProcessorInvoice(tx, accountId, invoice.id!);
   const invoiceId = invoice.metadata?.[METADATA.invoice] ?? session?.invoice_id ?? null;
-  if (invoiceId) await settleInvoice(tx, accountId, invoiceId, now);
-  if (session && session.status === 'PENDING') {
-    await repo.updateCheckoutSession(tx, accountId, session.id, { status: 'COMPLETED', completed_at: now, modified_at: now });
+  if (invoiceId) {
+    await settleInvoice(tx, accountId, invoiceId, now, (ours) =>
+      recordPayment(tx, invoicePayment({
+        accountId, customerId: ours.customer_id, invoice: ours, processorPaymentId: invoicePaymentId(invoice),
+        purpose: session?.purpose ?? 'INVOICE', checkoutSessionId: session?.id ?? null, now,
+      })),
+    );
   }
+  if (session && session.status === 'PENDING') {
+    const completed = await repo.updateCheckoutSession(tx, accountId, session.id, { status: 'COMPLETED', completed_at: now, modified_at: now });
+    await recordCheckoutCompleted(tx, completed, now);
+  }
+}
+
+/** `invoice.payment_failed` (once per processor event): the invoice stays DUE; `payment.failed` is recorded for one of ours. */
+async function invoicePaymentFailed(tx: Tx, accountId: string, invoice: ProcessorInvoice, now: Date) {
+  const session = invoice.id ? await repo.lockCheckoutSessionByProcessorInvoice(tx, accountId, invoice.id) : undefined;
+  const ref = invoice.metadata?.[METADATA.invoice] ?? session?.invoice_id ?? null;
+  const ours = ref && isUuid(ref) ? await findInvoice(tx, accountId, ref) : undefined;
+  if (!ours) return;
+  const currency = invoice.currency ? invoice.currency.toUpperCase() : ours.currency;
+  await recordPayment(tx, {
+    accountId, customerId: ours.customer_id, status: 'FAILED', purpose: session?.purpose ?? 'INVOICE',
+    amount: typeof invoice.amount_due === 'number' ? fromMinorUnitInteger(invoice.amount_due, currency) : ours.amount, currency,
+    processorPaymentId: invoicePaymentId(invoice), invoiceId: ours.id, checkoutSessionId: session?.id ?? null, subscriptionId: ours.subscription_id,
+    declineReason: (invoice as { last_finalization_error?: { message?: string } | null }).last_finalization_error?.message ?? 'invoice payment failed', now,
+  });
 }
 
 async function checkoutCompleted(tx: Tx, accountId: string, object: ProcessorCheckoutSession, now: Date) {
@@ -127,6 +163,11 @@ async function checkoutCompleted(tx: Tx, accountId: string, object: ProcessorChe
   const session = await repo.lockCheckoutSession(tx, accountId, id);
   if (!session || session.status === 'COMPLETED') return;
   if (session.purpose === 'CREDIT_TOPUP') {
+    // Under the session's lock, once: payment.succeeded, the grant's events, checkout.completed.
+    await recordPayment(tx, {
+      accountId, customerId: session.customer_id, status: 'SUCCEEDED', purpose: 'CREDIT_TOPUP', amount: session.amount ?? '0', currency: session.currency!,
+      processorPaymentId: processorIdOf(object.payment_intent) ?? object.id, checkoutSessionId: session.id, now,
+    });
     const { grantId } = await grantPurchasedCredits(
       tx,
       {
@@ -141,14 +182,15 @@ async function checkoutCompleted(tx: Tx, accountId: string, object: ProcessorChe
       },
       now,
     );
-    await repo.updateCheckoutSession(tx, accountId, session.id, { status: 'COMPLETED', completed_at: now, grant_id: grantId, modified_at: now });
+    const completed = await repo.updateCheckoutSession(tx, accountId, session.id, { status: 'COMPLETED', completed_at: now, grant_id: grantId, modified_at: now });
+    await recordCheckoutCompleted(tx, completed, now);
     const purchaseId = object.metadata?.[METADATA.creditPurchase];
     const purchase = purchaseId && isUuid(purchaseId) ? await repo.lockPurchase(tx, accountId, purchaseId) : undefined;
     if (purchase && purchase.status !== 'SUCCEEDED') await repo.updatePurchase(tx, accountId, purchase.id, { status: 'SUCCEEDED', grant_id: grantId, modified_at: now });
     return;
   }
   if (session.processor_invoice_id === null) {
-    await repo.updateCheckoutSession(tx, accountId, session.id, { status: 'COMPLETED', completed_at: now, modified_at: now });
+    await recordCheckoutCompleted(tx, await repo.updateCheckoutSession(tx, accountId, session.id, { status: 'COMPLETED', completed_at: now, modified_at: now }), now);
   }
 }
 
@@ -176,13 +218,16 @@ async function setupSucceeded(tx: Tx, accountId: string, intent: ProcessorSetupI
 async function paymentSucceeded(tx: Tx, accountId: string, intent: ProcessorPaymentIntent, now: Date) {
   const invoiceId = intent.metadata?.[METADATA.invoice];
   if (invoiceId && isUuid(invoiceId) && !intent.metadata?.[METADATA.checkoutSession]) {
-    await settleInvoice(tx, accountId, invoiceId, now);
+    await settleInvoice(tx, accountId, invoiceId, now, (ours) =>
+      recordPayment(tx, invoicePayment({ accountId, customerId: ours.customer_id, invoice: ours, processorPaymentId: intent.id, now })),
+    );
     return;
   }
   const purchaseId = intent.metadata?.[METADATA.creditPurchase];
   if (!purchaseId || !isUuid(purchaseId) || intent.metadata?.[METADATA.checkoutSession]) return;
   const purchase = await repo.lockPurchase(tx, accountId, purchaseId);
   if (!purchase || purchase.status === 'SUCCEEDED') return;
+  await recordPayment(tx, purchasePayment(purchase, intent.id, null, now));
   const { grantId } = await grantPurchasedCredits(
     tx,
     {

@@ -43,6 +43,25 @@ export const isEventType = (value: string): value is EventType => (EVENT_TYPES a
 export type RecordedEvent = { id: string; type: EventType; createdAt: Date; accountId: string; payload: string };
 
 /**
+ * Event ids increase in the order they are recorded within a process and millisecond (a UUIDv7 drawn
+ * in the same millisecond as the last one and not above it is the last one's successor), so events
+ * one transaction records, which share `createdAt`, sort by id in the order they were recorded (§E1.2).
+ */
+let lastEventId = '';
+function nextEventId(nowMs: number): string {
+  let id = newId(nowMs);
+  // The first 13 characters are the 48-bit millisecond time.
+  if (id.slice(0, 13) === lastEventId.slice(0, 13) && id <= lastEventId) {
+    const hex = lastEventId.replaceAll('-', '');
+    // The last 48 bits are random: add one to them (an overflow would need 2^48 events in one ms).
+    const next = (BigInt(`0x${hex.slice(20)}`) + 1n).toString(16).padStart(12, '0');
+    id = `${lastEventId.slice(0, 24)}${next}`;
+  }
+  lastEventId = id;
+  return id;
+}
+
+/**
  * Records one event in the caller's transaction. `object` is the object in its contract shape as of
  * this change (a snapshot, not re-read at delivery); `extra` adds the type's other `data` fields.
  */
@@ -50,7 +69,7 @@ export async function recordEvent(
   tx: Executor,
   event: { accountId: string; type: EventType; object: unknown; extra?: Record<string, unknown>; now: Date },
 ): Promise<RecordedEvent> {
-  const id = newId(event.now.getTime());
+  const id = nextEventId(event.now.getTime());
   const payload = stringifyJson({ id, type: event.type, createdAt: event.now.toISOString(), accountId: event.accountId, data: { object: event.object, ...event.extra } });
   await tx.insertInto('outbound_events').values({ id, account_id: event.accountId, type: event.type, payload, created_at: event.now, fanned_out_at: null }).execute();
   return { id, type: event.type, createdAt: event.now, accountId: event.accountId, payload };

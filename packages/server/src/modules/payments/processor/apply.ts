@@ -11,6 +11,7 @@ import { fromMinorUnitInteger, INVOICE_STATUS_FROM_PROCESSOR } from '../domain.j
 import { METADATA } from '../events.js';
 import type { ProcessorCheckoutSession, ProcessorInvoice, ProcessorSubscription } from './stripe.js';
 import { licensedItem, seconds, toExternalState } from './subscriptions.js';
+import { recordCheckoutCompleted } from '../outbound.js';
 import * as repo from '../repo.js';
 
 /**
@@ -92,7 +93,8 @@ async function completeCheckout(tx: Tx, link: repo.ProcessorSubscriptionRow, now
   if (!link.checkout_session_id) return;
   const session = await repo.lockCheckoutSession(tx, link.account_id, link.checkout_session_id);
   if (session && session.status !== 'COMPLETED') {
-    await repo.updateCheckoutSession(tx, link.account_id, session.id, { status: 'COMPLETED', subscription_id: link.subscription_id, completed_at: now, modified_at: now });
+    const completed = await repo.updateCheckoutSession(tx, link.account_id, session.id, { status: 'COMPLETED', subscription_id: link.subscription_id, completed_at: now, modified_at: now });
+    await recordCheckoutCompleted(tx, completed, now);
   }
 }
 
