@@ -36,7 +36,8 @@ describe(`usage threshold events (${backend})`, () => {
         .map((e) => e.data.object)
         .reverse();
     const settings = (body: unknown) => m.api('PATCH', '/api/v1/tanso/account-settings', body);
-    return { m, ref, featureKey: feature.key as string, sub, subscribedFrom, subscribedUntil, send, events, settings };
+    const batch = (units: number[]) => m.client('POST', '/events/batch', { events: units.map((usageUnits) => ({ eventName: 'chat.message', customerReferenceId: ref, featureKey: feature.key, usageUnits })) });
+    return { m, batch, ref, featureKey: feature.key as string, sub, subscribedFrom, subscribedUntil, send, events, settings };
   }
 
   test('when usage crosses 80 % and then 100 % then exactly two events carry the threshold, the window and the crossing event', async () => {
@@ -78,6 +79,18 @@ describe(`usage threshold events (${backend})`, () => {
     const answers = await Promise.all(Array.from({ length: 30 }, () => send(4)));
     for (const a of answers) assert.ok([200, 201].includes(a.status), a.text);
     assert.deepEqual((await events()).map((o) => o.percent), [80, 100]);
+  });
+
+  test('when batches cross the percents, alone and racing each other, then each percent records one event with the event that crossed it', async () => {
+    const { batch, events } = await setup(100);
+    const first = await batch([30, 30, 25, 5]);
+    assert.equal(first.status, 200, first.text);
+    const got = await events();
+    assert.deepEqual(got.map((o) => [o.percent, o.used]), [[80, 85]]);
+    assert.equal(got[0].eventId, first.body.data.results[2].eventId, 'the third event crossed 80 %');
+    const racing = await Promise.all(Array.from({ length: 20 }, () => batch([1])));
+    for (const r of racing) assert.equal(r.status, 200, r.text);
+    assert.deepEqual((await events()).map((o) => [o.percent, o.used]), [[80, 85], [100, 100]]);
   });
 
   test('when the percents are empty then nothing is recorded; a percent added after usage passed it does not fire in that window', async () => {
