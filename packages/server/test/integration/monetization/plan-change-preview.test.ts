@@ -84,6 +84,8 @@ describe('plan change preview', () => {
     const before = await snapshot();
     const preview = await m.expectOk(m.client('POST', `${path(id)}/preview`, body));
     assert.deepEqual(await snapshot(), before, 'the preview left every table as it was (credits granted by the upgrade included)');
+    const swaps = async () => (await m.expectOk(m.api('GET', '/api/v1/webhooks/events?type=subscription.plan_changed'))).items.filter((e: any) => e.data.object.id === id);
+    assert.deepEqual(await swaps(), [], 'the preview records no outbound event (issue 33): its transaction rolled back');
     assert.equal(preview.subscription.plan.id, large.id);
     assert.equal(preview.invoice.type, 'ADJUSTMENT');
     assert.equal(preview.invoice.amount, 20, 'round(0.66666667 x 60) − round(0.66666667 x 30)');
@@ -91,6 +93,7 @@ describe('plan change preview', () => {
 
     const change = await m.expectOk(m.client('POST', path(id), body));
     assert.deepEqual(withoutNewIds(preview), withoutNewIds(change));
+    assert.equal((await swaps()).length, 1, 'the change itself records subscription.plan_changed once');
     const pool = (await m.expectOk(m.client('GET', '/credits/pv_up/pools'))).items[0];
     assert.equal(pool.balance, 250, 'the upgrade itself grants the 150 difference once');
   });
