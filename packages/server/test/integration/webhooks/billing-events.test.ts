@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { setCatalogSettings } from '../agents/agent-helpers.js';
 
 /**
  * Billing's outbound events (issue 33, api-contract-events.md §E5.3–§E5.4): recorded with the change,
@@ -28,7 +29,7 @@ describe('billing outbound events (issue 33)', () => {
       return (res.body.data.items as Event[]).slice().sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
     };
     const billingTypes = async () => (await events()).filter((e) => !e.type.startsWith('customer.') && !e.type.startsWith('credits.')).map((e) => e.type);
-    return { m, feature, events, billingTypes };
+    return { account, m, feature, events, billingTypes };
   }
 
   test('when a free plan is subscribed then subscription.created, invoice.created, invoice.paid, subscription.activated are recorded in that order', async () => {
@@ -63,6 +64,17 @@ describe('billing outbound events (issue 33)', () => {
     const activated = (await events('subscription.activated'))[0]!;
     assert.equal(activated.data.object.isActive, true);
     assert.equal(activated.data.object.status, 'ACTIVE');
+  });
+
+  test('when an agent signs up to the free plan then its subscription records created, invoice.created, invoice.paid, activated, as a subscribe does', async () => {
+    const { account, m, feature, billingTypes, events } = await setup();
+    const free = await m.activePlan({ price: 0, features: [{ id: feature.id }] });
+    const slug = `billing-events-${account.accountId.slice(-8)}`;
+    await setCatalogSettings(svc, account, { slug, agentSignupEnabled: true, agentSignupDefaultPlanId: free.id, agentSignupHourlyCap: 10 });
+    const res = await svc.http.post(`/public/v1/catalog/${slug}/signup`, { body: { email: 'agent@example.com' } });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(await billingTypes(), ['subscription.created', 'invoice.created', 'invoice.paid', 'subscription.activated']);
+    assert.equal((await events()).find((e) => e.type === 'subscription.created')!.data.object.customerReferenceId, res.body.data.customerReferenceId);
   });
 
   test('when a subscribe is refused then nothing is recorded', async () => {
