@@ -118,7 +118,9 @@ export function createRelay(ctx: AppContext, log: FastifyBaseLogger, pollMs = PO
       const now = ctx.clock.now();
       const endpoint = await repo.lockEndpoint(tx, delivery.account_id, delivery.endpoint_id);
       await repo.insertAttempt(tx, { account_id: delivery.account_id, delivery_id: delivery.id, number, started_at: startedAt, duration_ms: outcome.durationMs, response_status: outcome.status, response_body: outcome.body, error: outcome.error, success });
-      const next = success || number >= MAX_ATTEMPTS ? null : nextAttemptAfterFailure(number, now);
+      // An endpoint disabled or deleted while this attempt was in flight ends a failed delivery at once (§E4.3).
+      const ended = !endpoint ? 'endpoint deleted' : !endpoint.enabled ? 'endpoint disabled' : null;
+      const next = success || number >= MAX_ATTEMPTS || ended ? null : nextAttemptAfterFailure(number, now);
       await repo.updateDelivery(tx, delivery.account_id, delivery.id, {
         status: success ? 'SUCCEEDED' : next ? 'PENDING' : 'FAILED',
         attempt_count: number,
@@ -126,7 +128,7 @@ export function createRelay(ctx: AppContext, log: FastifyBaseLogger, pollMs = PO
         lease_until: null,
         last_attempt_at: startedAt,
         last_response_status: outcome.status,
-        last_error: outcome.error,
+        last_error: !success && ended ? ended : outcome.error,
       });
       if (!endpoint || !endpoint.enabled) return;
       const after = endpointAfterAttempt({ failingSince: endpoint.failing_since }, { success, status: outcome.status }, now);

@@ -16,6 +16,8 @@ type Mode = 'ok' | 'fail' | 'gone' | 'hang' | 'redirect';
 class Receiver {
   received: Received[] = [];
   mode: Mode = 'ok';
+  /** When set, answers the n-th request (0-based, this path) with its status after its delay. */
+  plan: ((n: number) => { status: number; delayMs: number }) | null = null;
   private server: Server;
   constructor() {
     this.server = createServer((req, res) => {
@@ -23,6 +25,10 @@ class Receiver {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         this.received.push({ headers: req.headers, body, path: req.url ?? '' });
+        if (this.plan) {
+          const { status, delayMs } = this.plan(this.received.filter((r) => r.path === req.url).length - 1);
+          return void setTimeout(() => res.writeHead(status).end(), delayMs);
+        }
         if (this.mode === 'hang') return;
         if (this.mode === 'redirect') return void res.writeHead(302, { location: 'http://127.0.0.1:1/' }).end();
         const status = this.mode === 'ok' ? 200 : this.mode === 'gone' ? 410 : 500;
@@ -184,6 +190,25 @@ describe('outbound events (issue 33)', () => {
     const test409 = await admin('POST', `/api/v1/webhooks/endpoints/${endpoint.id}/test`);
     assert.equal(test409.status, 409);
     assert.equal(other.status, 201);
+  });
+
+  test('when an endpoint is disabled by a 410 while another attempt to it is in flight then that delivery ends FAILED too, not pending', async () => {
+    const { account, admin, endpoint } = await setup('/inflight');
+    receiver.plan = (n) => (n === 0 ? { status: 410, delayMs: 0 } : { status: 500, delayMs: 700 });
+    try {
+      const client = tenant(account.apiKey);
+      await client('POST', '/api/v1/client/customers', { customerReferenceId: 'if-1', email: 'i1@example.com' });
+      await client('POST', '/api/v1/client/customers', { customerReferenceId: 'if-2', email: 'i2@example.com' });
+      await svc.relay.runOnce();
+      const items = await until('both deliveries settled', async () => {
+        const list = (await admin('GET', `/api/v1/webhooks/deliveries?endpointId=${endpoint.id}`)).body.data.items as { status: string; lastError: string | null; attemptCount: number }[];
+        return list.length === 2 && list.every((d) => d.attemptCount === 1) ? list : undefined;
+      });
+      assert.deepEqual(items.map((d) => d.status), ['FAILED', 'FAILED']);
+      assert.ok(items.some((d) => d.lastError === 'endpoint disabled'), JSON.stringify(items));
+    } finally {
+      receiver.plan = null;
+    }
   });
 
   test('when the secret is rotated then both secrets sign for 24 hours, new first; a test event and a resend carry the same webhook-id and bytes', async () => {
