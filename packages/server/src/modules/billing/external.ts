@@ -152,6 +152,8 @@ type MirrorExternalInvoice = {
   period: { start: Date; end: Date };
   lines: InvoiceLine[];
   now: Date;
+  /** Runs under the invoice's lock when the mirror settles it (the caller records the payment: settleInvoice). */
+  beforeSettled?: ((invoice: repo.InvoiceRow) => Promise<void>) | undefined;
 };
 
 /**
@@ -183,7 +185,7 @@ export async function mirrorExternalInvoice(tx: Tx, input: MirrorExternalInvoice
   });
   if (invoice.status === 'PAST_DUE') await revokeEntitlements(tx, invoice, input.now);
   if (invoice.status === 'VOID') await recordInvoiceEvent(tx, 'invoice.voided', invoice, input.now);
-  return paid && invoice.status !== 'PAID' ? (await settleInvoice(tx, invoice.account_id, invoice.id, input.now))! : invoice;
+  return paid && invoice.status !== 'PAID' ? (await settleInvoice(tx, invoice.account_id, invoice.id, input.now, input.beforeSettled))! : invoice;
 }
 
 /**
@@ -211,12 +213,19 @@ async function restoreEntitlements(tx: Tx, accountId: string, subscriptionId: st
  * restores the entitlements); PAST_DUE revokes the subscription's entitlements; VOIDing the last
  * past-due one restores them; a PAID or VOID invoice stays as it is.
  */
-export async function applyExternalInvoiceStatus(tx: Tx, accountId: string, invoiceId: string, status: InvoiceStatus, now: Date): Promise<void> {
+export async function applyExternalInvoiceStatus(
+  tx: Tx,
+  accountId: string,
+  invoiceId: string,
+  status: InvoiceStatus,
+  now: Date,
+  beforeSettled?: (invoice: repo.InvoiceRow) => Promise<void>,
+): Promise<void> {
   const invoice = await repo.lockInvoice(tx, accountId, invoiceId);
   if (!invoice || invoice.status === 'PAID' || invoice.status === 'VOID' || invoice.status === status) return;
   if (status === 'PAID') {
     if (invoice.status === 'PENDING') await repo.updateInvoice(tx, { ...invoice, status: 'DUE', modified_at: now });
-    if (invoice.status === 'PENDING' || invoice.status === 'DUE' || invoice.status === 'PAST_DUE') await settleInvoice(tx, accountId, invoiceId, now);
+    if (invoice.status === 'PENDING' || invoice.status === 'DUE' || invoice.status === 'PAST_DUE') await settleInvoice(tx, accountId, invoiceId, now, beforeSettled);
     return;
   }
   const order: InvoiceStatus[] = ['PENDING', 'DUE', 'PAST_DUE'];

@@ -27,7 +27,7 @@ describe('processor-driven billing events (issue 33)', () => {
     const deliveries = await fake.deliverWebhooks();
     assert.deepEqual(deliveries.filter((d) => d.status !== 201), [], 'every delivery is accepted');
   };
-  const redeliver = async (events: Obj[]) => {
+  const redeliver = async (events: ReturnType<StripeFake['pendingEvents']>) => {
     const endpoint = fake.list(STRIPE_KEY, 'webhook_endpoint')[0]!;
     for (const event of events) assert.equal((await fake.deliver(event, endpoint.url as string, endpoint.secret as string)).status, 201);
   };
@@ -59,8 +59,11 @@ describe('processor-driven billing events (issue 33)', () => {
     await redeliver(pending);
     const types = await typesOf(id);
     assert.deepEqual(types.filter((t) => t.startsWith('subscription.')), ['subscription.created', 'subscription.activated']);
-    assert.deepEqual(types.filter((t) => t.startsWith('invoice.')), ['invoice.created', 'invoice.paid']);
+    assert.deepEqual(types.filter((t) => t.startsWith('invoice.') || t.startsWith('payment.')), ['invoice.created', 'payment.succeeded', 'invoice.paid']);
     assert.ok(types.indexOf('subscription.created') < types.indexOf('subscription.activated'));
+    const payment = (await events()).find((e) => e.type === 'payment.succeeded' && e.data.object.subscriptionId === id)!.data.object;
+    assert.deepEqual([payment.purpose, payment.amount, payment.currency, payment.customerReferenceId], ['SUBSCRIPTION', 30, 'USD', 'pi_carded']);
+    assert.match(payment.processorPaymentId, /^(pi|in)_/);
   });
 
   test('when a customer key subscribes without a card then 402 records nothing; the completed checkout records created, activated and checkout.completed once', async () => {
@@ -81,6 +84,7 @@ describe('processor-driven billing events (issue 33)', () => {
     const subscriptionId = completed[0]!.data.object.subscriptionId as string;
     const types = await typesOf(subscriptionId);
     assert.deepEqual(types.filter((t) => t.startsWith('subscription.')), ['subscription.created', 'subscription.activated']);
+    assert.deepEqual(types.filter((t) => t.startsWith('payment.')), ['payment.succeeded'], "the checkout's payment, once");
   });
 
   test('when Stripe deletes the subscription then subscription.canceled is recorded once', async () => {

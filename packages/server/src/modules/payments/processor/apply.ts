@@ -1,7 +1,9 @@
 import type { Tx } from '../../../platform/db/database.js';
 import { isUuid, newId } from '../../../platform/ids.js';
+import { dec } from '../../../platform/money.js';
 import {
   applyExternalInvoiceStatus,
+  type Invoice,
   lockSubscription,
   mirrorExternalInvoice,
   startExternalSubscription,
@@ -11,7 +13,8 @@ import { fromMinorUnitInteger, INVOICE_STATUS_FROM_PROCESSOR } from '../domain.j
 import { METADATA } from '../events.js';
 import type { ProcessorCheckoutSession, ProcessorInvoice, ProcessorSubscription } from './stripe.js';
 import { licensedItem, seconds, toExternalState } from './subscriptions.js';
-import { recordCheckoutCompleted } from '../outbound.js';
+import { processorIdOf, recordCheckoutCompleted, recordPayment } from '../outbound.js';
+import { invoicePayment } from '../subscribe.js';
 import * as repo from '../repo.js';
 
 /**
@@ -118,9 +121,19 @@ export async function applyProcessorInvoice(tx: Tx, accountId: string, invoice: 
   const line = invoice.lines?.data?.[0];
   const link = await lockLink(tx, accountId, processorSubscriptionId, details?.metadata, { customer: idOf(invoice.customer), price: idOf(line?.pricing?.price_details?.price) }, now);
   if (!link) return;
+  // The processor collected this invoice (its subscription's charge or checkout): payment.succeeded,
+  // recorded by whichever event settles our copy (once per payment), before invoice.paid.
+  const recordCollected = async (ours: Invoice) => {
+    if (ours.type === 'CREDIT' || !dec(ours.amount).gt(0)) return;
+    await recordPayment(tx, invoicePayment({
+      accountId, customerId: ours.customer_id, invoice: ours, now,
+      processorPaymentId: processorIdOf((invoice as { payment_intent?: unknown }).payment_intent) ?? invoice.id ?? null,
+      purpose: invoice.billing_reason === 'subscription_create' ? 'SUBSCRIPTION' : 'INVOICE',
+    }));
+  };
   const mirrored = await repo.findMirroredInvoice(tx, accountId, invoice.id);
   if (mirrored) {
-    await applyExternalInvoiceStatus(tx, accountId, mirrored.invoice_id, status, now);
+    await applyExternalInvoiceStatus(tx, accountId, mirrored.invoice_id, status, now, recordCollected);
     return;
   }
   const period = invoicePeriod(invoice);
@@ -142,6 +155,7 @@ export async function applyProcessorInvoice(tx: Tx, accountId: string, invoice: 
     period,
     lines: (invoice.lines?.data ?? []).map((l) => ({ description: l.description ?? `Plan base price: ${plan.name ?? plan.key}`, amount: fromMinorUnitInteger(l.amount, currency) })),
     now,
+    beforeSettled: recordCollected,
   });
   await repo.insertMirroredInvoice(tx, accountId, invoice.id, ours.id, now);
 }
