@@ -3095,9 +3095,6 @@ export interface components {
             totalHeld: number;
             totalReversed: number;
         };
-        CreditPoolUpdateInput: {
-            lowBalanceThreshold: number | null;
-        };
         CreditPrice: {
             /** Format: date-time */
             createdAt: string;
@@ -11145,7 +11142,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreditPoolUpdateInput"];
+                "application/json": {
+                    lowBalanceThreshold: number | null;
+                };
             };
         };
         responses: {

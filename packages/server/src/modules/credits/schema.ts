@@ -80,7 +80,7 @@ export const PoolCreateSchema = z.object({
 });
 
 /** PATCH of a pool: only its low-balance threshold; other fields are ignored. */
-export const PoolUpdateSchema = z.object({ lowBalanceThreshold }).meta({ id: 'CreditPoolUpdate' });
+export const PoolUpdateSchema = z.object({ lowBalanceThreshold });
 
 export const PoolSchema = z
   .object({
