@@ -76,6 +76,23 @@ export async function isDistributed(exec: ScriptRunner): Promise<boolean> {
  * distributed ones. A failure leaves the database as it was.
  */
 export async function distributeOnCitus(exec: ScriptRunner): Promise<Distribution> {
+  // Citus DDL can be chosen as a deadlock victim by DDL running elsewhere in the database (another
+  // schema's `drop schema … cascade`, a concurrent distribution). The attempt rolled back whole, so
+  // running it again is safe; a few tries, then the error.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await distributeOnce(exec);
+    } catch (err) {
+      if ((err as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= DEADLOCK_RETRIES) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
+
+const DEADLOCK_DETECTED = '40P01';
+const DEADLOCK_RETRIES = 4;
+
+async function distributeOnce(exec: ScriptRunner): Promise<Distribution> {
   if (!(await hasCitus(exec))) throw new Error('the citus extension is not installed in this database: run this on a Citus coordinator');
   const database = String((await exec('select current_database() as d'))[0]!.d);
   // Set for the database, so the workers' sessions (where the shard triggers fire) have them too.
