@@ -30,7 +30,13 @@ export function clampOccurredAt(occurredAt: Date, now: Date): Date {
 export const isCreditBacked = (c: CheckContext) => Boolean(c.credit_denomination && c.subscription_id && c.rule_enabled);
 
 /** The enabled rule of the context, parsed; null when the plan has none for the feature or it is disabled. */
-const ruleOf = (c: CheckContext): RuleValue | null => (c.rule_enabled && c.rule_value ? fromStoredRuleValue(c.rule_value) : null);
+/** Parsed rule values per context row: a remembered context serves many events, its rule is parsed once. */
+const parsedRules = new WeakMap<CheckContext, RuleValue | null>();
+const ruleOf = (c: CheckContext): RuleValue | null => {
+  let rule = parsedRules.get(c);
+  if (rule === undefined) parsedRules.set(c, (rule = c.rule_enabled && c.rule_value ? fromStoredRuleValue(c.rule_value) : null));
+  return rule;
+};
 
 /**
  * The counter an event counts in: the subscription's period containing `now` (the period the
