@@ -182,18 +182,23 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   // Who did what (ADR 0034): every change an operator makes through the API, after its answer, by
   // route pattern and path parameters (never the body: it may hold secrets). Operator and settings
   // changes also record their own entries in the change's transaction.
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not async: the requests of keys (the hot paths) leave it at the first test.
+  app.addHook('onResponse', (request, reply, done) => {
     const principal = request.principal;
     const url = request.routeOptions.url;
-    if (principal?.kind !== 'admin' || !url || ['GET', 'HEAD', 'OPTIONS'].includes(request.method) || reply.statusCode >= 400) return;
-    if (request.routeOptions.config?.ownAudit) return;
-    await recordAudit(ctx.db, {
+    if (principal?.kind !== 'admin' || !url || ['GET', 'HEAD', 'OPTIONS'].includes(request.method) || reply.statusCode >= 400 || request.routeOptions.config?.ownAudit) {
+      done();
+      return;
+    }
+    recordAudit(ctx.db, {
       accountId: principal.accountId,
       actor: `user:${principal.userId}`,
       action: `${request.method} ${url}`,
       details: { username: principal.username, params: request.params ?? {}, status: reply.statusCode },
       now: clock.now(),
-    }).catch((err: unknown) => request.log.error({ err }, 'audit log write failed'));
+    })
+      .catch((err: unknown) => request.log.error({ err }, 'audit log write failed'))
+      .finally(() => done());
   });
 
   // `servers` names the origin the reader called (APP_PUBLIC_BASE_URL when set; X-Forwarded-* only with
