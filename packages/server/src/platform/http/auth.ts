@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import { classifyKey } from '../security/api-keys.js';
-import { operatorAccessOf, roleAllows } from './operator-access.js';
+import { operatorAccessOf, roleAllows, SAFE_METHODS } from './operator-access.js';
 import type { Principal } from './principal.js';
 import { MODULE_DISABLED_MESSAGES, moduleOf, surfaceOf, type ModuleName } from './surfaces.js';
 
@@ -19,7 +19,6 @@ export type Authenticator = {
 
 /** The console session cookie's name (ADR 0034). */
 export const SESSION_COOKIE = 'tally_session';
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Authenticates by surface (Client API and MCP: tenant or customer keys; Admin API: JWT only;

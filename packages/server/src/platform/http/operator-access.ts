@@ -29,7 +29,8 @@ export function roleAllows(role: OperatorRole, access: OperatorAccess): boolean 
   return GRANTS[role].includes(access);
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Methods that change nothing: reads for the roles, and no CSRF token needed with the session cookie. */
+export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** First match wins; patterns are route URLs (`:param` segments), anchored at the start. */
 const RULES: [RegExp, OperatorAccess][] = [
