@@ -17,7 +17,7 @@ export const MODULE_DEPENDENCIES = {
   credits: ['catalog', 'customers', 'billing'],
   usage: ['catalog', 'customers', 'billing', 'credits'],
   settings: ['catalog'],
-  agents: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits'],
+  agents: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits', 'usage', 'payments'],
   payments: ['accounts', 'settings', 'catalog', 'customers', 'billing', 'credits', 'usage'],
   mcp: ['catalog', 'customers', 'billing', 'credits', 'usage', 'payments'],
   spend: ['catalog', 'credits', 'usage'],
@@ -26,7 +26,7 @@ export const MODULE_DEPENDENCIES = {
 };
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'packages/client/src/generated/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'packages/client/src/generated/**', '**/.test-bundle/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -37,3 +37,24 @@ portalApi.use({
     return request;
   },
 });
+
+/**
+ * An invoice as its PDF document (api-contract-money.md §4.3), opened in a new tab. Fetched with the
+ * link's token (a plain link would carry no credential) and shown from a blob URL, so the token never
+ * rides in a URL. Throws with the service's message when it refuses.
+ */
+export async function openInvoicePdf(invoiceId: string): Promise<void> {
+  // Opened at once, inside the click, so the browser allows it; filled once the document arrives.
+  const tab = window.open('', '_blank');
+  const response = await fetch(`/api/v1/client/billing/invoices/${encodeURIComponent(invoiceId)}/pdf`, {
+    headers: portalToken ? { authorization: `Bearer ${portalToken}` } : {},
+  });
+  if (!response.ok) {
+    tab?.close();
+    const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+    throw new Error(body?.error?.message ?? `The invoice document is not available (${response.status})`);
+  }
+  const url = URL.createObjectURL(new Blob([await response.arrayBuffer()], { type: 'application/pdf' }));
+  if (tab) tab.location.href = url;
+  else window.location.assign(url);
+}

@@ -34,6 +34,27 @@ describe('console: agent surface (browser)', () => {
     await c.screenshot('agent-surface');
   });
 
+  test('when agent spend mandates are switched on without a ceiling then the message shows inline; with one the onboarding settings save', async () => {
+    const { page } = c;
+    await page.getByRole('link', { name: 'Agent surface' }).click();
+    const form = page.getByRole('form', { name: 'Agent settings' });
+    await form.getByLabel('Agent spend mandates').check();
+    await form.getByRole('button', { name: 'Save agent settings' }).click();
+    // Shown next to its field (and in the form's summary).
+    await form.getByText('Set agentMaxMandateAmount before enabling the agent spend mandate').first().waitFor();
+
+    await form.getByLabel('Largest spend mandate per period (USD)').fill('50.25');
+    await form.getByLabel('Days a signup stays provisional').fill('7');
+    await form.getByLabel('Signups per address per hour (empty: no cap)').fill('3');
+    await form.getByRole('button', { name: 'Save agent settings' }).click();
+    await form.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const saved = (await c.svc.http.get('/api/v1/tanso/account-settings', { auth: c.account.token })).body.data;
+    assert.deepEqual(
+      [saved.agentSpendMandateEnabled, saved.agentMaxMandateAmount, saved.agentProvisionalDays, saved.agentSignupPerIpCap],
+      [true, 50.25, 7, 3],
+    );
+  });
+
   test('when payments open then the processor mode and connection status show', async () => {
     const { page } = c;
     await page.getByRole('link', { name: 'Payments' }).click();

@@ -41,6 +41,15 @@ describe('console: customers (browser)', () => {
     assert.match(await subscriptions.innerText(), /PENDING_PAYMENT/);
     const invoices = page.getByRole('table', { name: 'Invoices' });
     assert.match(await invoices.innerText(), /\$25\.00[\s\S]*DUE/);
+    // Its number (api-contract-money.md §4.1) and its PDF through the console session (§4.3).
+    assert.match(await invoices.innerText(), /INV-\d{4}-000001/);
+    const pdfHref = await invoices.getByRole('link', { name: 'PDF' }).first().getAttribute('href');
+    assert.match(pdfHref!, /^\/api\/v1\/monetization\/billing\/invoices\/[0-9a-f-]{36}\/pdf$/);
+    const pdf = await page.evaluate(async (href) => {
+      const res = await fetch(href, { credentials: 'same-origin' });
+      return { status: res.status, type: res.headers.get('content-type'), head: new TextDecoder().decode((await res.arrayBuffer()).slice(0, 5)) };
+    }, pdfHref!);
+    assert.deepEqual(pdf, { status: 200, type: 'application/pdf', head: '%PDF-' });
     await page.getByText('No active subscription, so no feature may be used.').waitFor();
     await invoices.getByRole('button', { name: 'Mark paid' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Mark paid' }).click();

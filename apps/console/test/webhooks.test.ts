@@ -245,6 +245,48 @@ describe('console: webhooks (browser)', () => {
     assert.match(shown, /"amount": 123456789012\.123456,/);
   });
 
+  test('when the logs are filtered by time then since and until reach the URL and the API as instants, and a window without events lists none', async () => {
+    const { page } = c;
+    // The page runs in UTC: the datetime-local text is the instant's own minutes.
+    const local = (ms: number) => new Date(ms).toISOString().slice(0, 16);
+    const now = c.svc.clock.now().getTime();
+    const [firstEvent] = (await api('/events?limit=200')).items.slice(-1) as { createdAt: string }[];
+    const start = new Date(firstEvent!.createdAt).getTime();
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deliveries', exact: true }).click();
+    const deliveries = page.getByRole('table', { name: 'Webhook deliveries' });
+    await deliveries.locator('tbody tr').first().waitFor();
+    const filters = page.getByRole('form', { name: 'Delivery filters' });
+    await filters.getByLabel('Since').fill(local(now + 86_400_000));
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((u) => u.searchParams.get('since') === new Date(Math.floor((now + 86_400_000) / 60_000) * 60_000).toISOString());
+    await page.getByText('No delivery matches these filters').waitFor();
+    await filters.getByRole('button', { name: 'Clear' }).click();
+    await page.waitForURL((u) => !u.searchParams.has('since'));
+    await deliveries.locator('tbody tr').first().waitFor();
+    assert.equal(await filters.getByLabel('Since').inputValue(), '');
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Event log', exact: true }).click();
+    const events = page.getByRole('table', { name: 'Webhook events' });
+    const eventFilters = page.getByRole('form', { name: 'Event filters' });
+    await eventFilters.getByLabel('Until').fill(local(start - 60_000));
+    await eventFilters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((u) => u.searchParams.has('until'));
+    await page.getByText('No event matches these filters.').waitFor();
+    const window = { since: local(start - 60_000), until: local(now + 120_000) };
+    await eventFilters.getByLabel('Since').fill(window.since);
+    await eventFilters.getByLabel('Until').fill(window.until);
+    await eventFilters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((u) => u.searchParams.get('since') === `${window.since}:00.000Z` && u.searchParams.get('until') === `${window.until}:00.000Z`);
+    await events.locator('tbody tr').first().waitFor();
+    const listed = await events.locator('tbody tr').count();
+    const fromApi = (await api(`/events?since=${window.since}:00.000Z&until=${window.until}:00.000Z&limit=25`)).items.length;
+    assert.equal(listed, fromApi, 'the page lists what the API answers for the window');
+    // A reload keeps the window, shown in the user's zone.
+    await page.reload();
+    assert.equal(await eventFilters.getByLabel('Since').inputValue(), window.since);
+  });
+
   test('when the endpoint is disabled, enabled and deleted then the API agrees at each step', async () => {
     const { page } = c;
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();

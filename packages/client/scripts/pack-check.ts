@@ -51,12 +51,19 @@ function checkFiles(files: string[]): void {
   if (existsSync(rootLicense)) check(readFileSync(rootLicense, 'utf8') === license, "LICENSE differs from the repository's");
 }
 
+/** The files an `exports` map names: its string values (a subpath key such as "./webhooks" is not a file). */
+function exportTargets(exports: unknown): string[] {
+  if (typeof exports === 'string') return [exports];
+  if (!exports || typeof exports !== 'object') return [];
+  return Object.values(exports).flatMap(exportTargets);
+}
+
 function checkManifest(manifest: Record<string, any>, files: string[]): void {
   check(manifest.license === 'Apache-2.0', `license is ${manifest.license}, not Apache-2.0`);
   check(typeof manifest.repository?.url === 'string' && manifest.repository.directory === 'packages/client', 'repository (url, directory) missing');
   check(manifest.engines?.node === '>=20.19', `engines.node is ${manifest.engines?.node}, not >=20.19`);
   check(manifest.sideEffects === false, 'sideEffects is not false');
-  const targets = [manifest.main, manifest.module, manifest.types, ...JSON.stringify(manifest.exports).match(/"\.\/[^"]+"/g)!.map((t) => JSON.parse(t))];
+  const targets = [manifest.main, manifest.module, manifest.types, ...exportTargets(manifest.exports)];
   for (const target of targets) check(files.includes(target.replace(/^\.\//, '')), `${target} (named in package.json) is not in the tarball`);
   for (const [name, spec] of Object.entries<string>(manifest.dependencies ?? {})) {
     check(!/^(file|link|workspace|git|https?):/.test(spec), `dependency ${name}@${spec} cannot come from the registry`);

@@ -9,6 +9,37 @@ export type TallyFieldError = { field: string; message: string };
 
 type ErrorInit = { status?: number; requestId?: string; details?: unknown; cause?: unknown };
 
+/**
+ * The next step of a refusal (api-contract-agent-v2.md §1.2): every Client API 402 and every 403
+ * `forbidden`, `scope_denied`, `budget_exceeded` or `spend_cap_exceeded` carries one. Act on
+ * `action`: `complete_checkout` (hand `url` to a human, poll `poll`), `wait` (retry after
+ * `retryAfterSeconds`, with the same Idempotency-Key: gated answers are not replayed),
+ * `raise_spend_cap` / `raise_mandate` / `request_scope` (ask the operator or principal; `url` when
+ * there is a page), `nominate_owner` (`url`), `use_own_reference`.
+ */
+export type TallyGate = {
+  gate: 'payment' | 'budget' | 'scope';
+  action: 'complete_checkout' | 'nominate_owner' | 'wait' | 'raise_spend_cap' | 'raise_mandate' | 'use_own_reference' | 'request_scope';
+  url: string | null;
+  poll: string | null;
+  retryAfterSeconds: number | null;
+};
+
+const GATE_KINDS = new Set(['payment', 'budget', 'scope']);
+
+/** The gate of an envelope's error object, or undefined when it has none. */
+export function gateOf(error: Record<string, unknown> | undefined): TallyGate | undefined {
+  if (!error || typeof error.gate !== 'string' || !GATE_KINDS.has(error.gate) || typeof error.action !== 'string') return undefined;
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    gate: error.gate as TallyGate['gate'],
+    action: error.action as TallyGate['action'],
+    url: text(error.url),
+    poll: text(error.poll),
+    retryAfterSeconds: typeof error.retry_after === 'number' ? error.retry_after : null,
+  };
+}
+
 export class TallyError extends Error {
   /** Stable snake_case code: the envelope's (`validation_failed`, `not_found`, …) or the client's (`network_error`, `timeout`, `aborted`, `invalid_response`). */
   readonly code: string;
@@ -40,11 +71,13 @@ export class TallyApiError extends TallyError {
   readonly data?: unknown;
   /** The answer's headers. */
   readonly headers?: Headers;
+  /** The refusal's next step (402 and gated 403 on the Client API), typed: branch on `gate.action`. */
+  readonly gate?: TallyGate;
 
   constructor(
     code: string,
     message: string,
-    init: ErrorInit & { status: number; detail?: string; fields?: TallyFieldError[]; data?: unknown; headers?: Headers },
+    init: ErrorInit & { status: number; detail?: string; fields?: TallyFieldError[]; data?: unknown; headers?: Headers; gate?: TallyGate },
   ) {
     const details: Record<string, unknown> = {};
     if (init.detail !== undefined) details.detail = init.detail;
@@ -55,6 +88,7 @@ export class TallyApiError extends TallyError {
     if (init.fields !== undefined) this.fields = init.fields;
     if (init.data !== undefined) this.data = init.data;
     if (init.headers !== undefined) this.headers = init.headers;
+    if (init.gate !== undefined) this.gate = init.gate;
   }
 }
 
@@ -66,6 +100,14 @@ export class TallyAuthError extends TallyApiError {}
 export class TallyNotFoundError extends TallyApiError {}
 /** 409: `conflict`, `idempotency_conflict`, `insufficient_credits`, `reservation_closed`. */
 export class TallyConflictError extends TallyApiError {}
+/**
+ * 403 `budget_exceeded` / `spend_cap_exceeded` / `scope_denied`: a refusal with a gate the caller can
+ * act on (`gate.action` `wait` with `gate.retryAfterSeconds`, `raise_spend_cap`, `raise_mandate`,
+ * `request_scope`).
+ */
+export class TallyGatedError extends TallyApiError {
+  declare readonly gate: TallyGate;
+}
 
 /** 402 `payment_required`: `checkoutUrl` is the hosted checkout to hand to a human. */
 export class TallyPaymentRequiredError extends TallyApiError {
@@ -110,6 +152,7 @@ export class TallyAbortedError extends TallyError {
 export function apiErrorClass(status: number, code: string): typeof TallyApiError {
   if (status === 400) return TallyValidationError;
   if (status === 401 || code === 'forbidden') return TallyAuthError;
+  if (status === 403 && (code === 'budget_exceeded' || code === 'spend_cap_exceeded' || code === 'scope_denied')) return TallyGatedError;
   if (status === 402) return TallyPaymentRequiredError;
   if (status === 404) return TallyNotFoundError;
   if (status === 409) return TallyConflictError;

@@ -15,13 +15,16 @@ export {
   TallyAuthError,
   TallyConflictError,
   TallyError,
+  TallyGatedError,
   TallyNetworkError,
   TallyNotFoundError,
   TallyPaymentRequiredError,
   TallyRateLimitedError,
   TallyTimeoutError,
   TallyValidationError,
+  gateOf,
   type TallyFieldError,
+  type TallyGate,
 } from './errors.js';
 export { parseJson, stringifyJson, isDecimalKey } from './json.js';
 export { DECIMAL_FIELDS, type DecimalField } from './generated/decimal-fields.js';
@@ -46,6 +49,8 @@ export {
   type Entitlement,
   type MutationOptions,
   type TallyOptions,
+  type UsageEventsQuery,
+  type UsageHistoryQuery,
 } from './tally.js';
 export { DirectEvents, withEventKey, type EventResult, type EventSink, type TrackEvent, type TrackOptions } from './events.js';
 export type { DecimalInput, DecimalString, OperationBody, OperationData, OperationQuery, Page, PageQuery, Schema, Wire, WireInput } from './types.js';

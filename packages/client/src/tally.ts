@@ -16,27 +16,19 @@ import { orCheckout, type CustomerClientOptions } from './customer.js';
 import { TallyError } from './errors.js';
 import { DirectEvents, type EventResult, type EventSink, type TrackEvent, type TrackOptions } from './events.js';
 import { meter, type MeterContext, type MeterOptions, type MeterResult, type MeterUsage } from './meter.js';
-import { encodePath, newIdempotencyKey, Transport, type RequestOptions, type TransportOptions } from './transport.js';
+import { encodePath, newIdempotencyKey, Transport, type TransportOptions } from './transport.js';
+import { Billing, Outcomes } from './billing.js';
+import { caller, page, split, type Call, type CallOptions, type MutationOptions } from './calls.js';
 import type { DecimalInput, OperationBody, OperationData, OperationQuery, PageQuery } from './types.js';
+
+export type { CallOptions, MutationOptions } from './calls.js';
+export { Billing, Outcomes } from './billing.js';
 
 export type TallyOptions = TransportOptions & {
   /** Where `track` sends events; default: each alone, unbuffered (`DirectEvents`). */
   events?: EventSink;
   /** Buffer `track` and send through the batch route (a `Batcher`; README "Batching"). Ignored when `events` is given. */
   batch?: BatchOptions;
-};
-
-/** Per-call options of every helper. */
-export type CallOptions = {
-  /** Per attempt; overrides the client's `timeoutMs`. */
-  timeoutMs?: number;
-  signal?: AbortSignal;
-};
-
-/** Per-call options of mutating helpers. */
-export type MutationOptions = CallOptions & {
-  /** Default: a fresh UUID per call. Pass your own to make a call idempotent across restarts. */
-  idempotencyKey?: string;
 };
 
 export type CheckOptions = CallOptions & {
@@ -53,6 +45,10 @@ export type CheckOptions = CallOptions & {
 };
 
 export type Entitlement = OperationData<'evaluateEntitlement'>;
+/** Window (ISO 8601 timestamps, half-open), feature and page of `usageEvents`. */
+export type UsageEventsQuery = PageQuery & { from?: string; to?: string; featureKey?: string };
+/** Window (required, at most 366 days) and filters of `usageHistory`. */
+export type UsageHistoryQuery = { from: string; to: string; featureKey?: string; subscriptionId?: string };
 
 /** `POST /api/v1/client/customers` (the generated body is a union the generator cannot name). */
 export type CreateCustomerInput = {
@@ -78,8 +74,6 @@ export type CreateReservationInput = Omit<OperationBody<'createCreditReservation
   /** Default: a fresh UUID per call (also sent as `Idempotency-Key`). */
   idempotencyKey?: string;
 };
-
-type Method = RequestOptions['method'];
 
 export class Tally {
   readonly transport: Transport;
@@ -145,23 +139,6 @@ export class Tally {
   }
 }
 
-type Call = <T>(method: Method, path: string, o?: CallOptions & { query?: RequestOptions['query']; body?: unknown; idempotencyKey?: string; retry?: boolean }) => Promise<T>;
-
-/** One call's data; mutations (not GET) always carry an idempotency key. */
-function caller(transport: Transport): Call {
-  return async <T>(method: Method, path: string, o: Parameters<Call>[2] = {}) => {
-    const { idempotencyKey, ...rest } = o;
-    const key = method === 'GET' ? undefined : (idempotencyKey ?? newIdempotencyKey());
-    const r = await transport.request<T>({ method, path, ...rest, ...(key ? { idempotencyKey: key } : {}) });
-    return r.data;
-  };
-}
-
-const page = (q: PageQuery = {}) => ({ limit: q.limit, offset: q.offset });
-const split = <O extends CallOptions>(o: O = {} as O): [Omit<O, 'timeoutMs' | 'signal'>, CallOptions] => {
-  const { timeoutMs, signal, ...rest } = o;
-  return [rest, { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(signal ? { signal } : {}) }];
-};
 
 export class Entitlements {
   constructor(private readonly call: Call) {}
@@ -220,9 +197,36 @@ export class Customers {
     return this.call('PATCH', encodePath`/api/v1/client/customers/${customer}`, { body: patch, ...options });
   }
 
+  /** The agent status: provisional / claimed / expired, limits, what is left, the key's spend, the owner and the spend mandate. */
+  status(customer: string, options?: CallOptions): Promise<OperationData<'getAgentStatus'>> {
+    return this.call('GET', encodePath`/api/v1/client/customers/${customer}/status`, options);
+  }
+
+  /** Nominates the customer's owner (its principal's e-mail); answers the status. Idempotent. */
+  setOwner(customer: string, email: string, options?: MutationOptions): Promise<OperationData<'setAgentOwner'>> {
+    return this.call('PUT', encodePath`/api/v1/client/customers/${customer}/owner`, { body: { email }, ...options });
+  }
+
+  /** Asks the principal for a spend mandate: `pending` with the page to hand over, or `unavailable`. */
+  requestSpendMandate(customer: string, input: OperationBody<'requestSpendMandate'>, options?: MutationOptions): Promise<OperationData<'requestSpendMandate'>> {
+    return this.call('POST', encodePath`/api/v1/client/customers/${customer}/spend-mandate`, { body: input, ...options });
+  }
+
   /** Current-period usage and projections (burndown). */
   usage(customer: string, options?: CallOptions): Promise<OperationData<'getUsageReport'>> {
     return this.call('GET', encodePath`/api/v1/client/customers/${customer}/usage`, options);
+  }
+
+  /** The customer's recorded usage events in `[from, to)` (default: the last 90 days), newest first, paged. */
+  usageEvents(customer: string, options: CallOptions & UsageEventsQuery = {}): Promise<OperationData<'listCustomerUsageEvents'>> {
+    const [q, o] = split(options);
+    return this.call('GET', encodePath`/api/v1/client/customers/${customer}/usage/events`, { query: { ...page(q), from: q.from, to: q.to, featureKey: q.featureKey }, ...o });
+  }
+
+  /** The customer's recorded usage in `[from, to)` summed per subscription, feature and event name. */
+  usageHistory(customer: string, options: CallOptions & UsageHistoryQuery): Promise<OperationData<'getCustomerUsageHistory'>> {
+    const [q, o] = split(options);
+    return this.call('GET', encodePath`/api/v1/client/customers/${customer}/usage/history`, { query: { from: q.from, to: q.to, featureKey: q.featureKey, subscriptionId: q.subscriptionId }, ...o });
   }
 }
 
@@ -245,6 +249,21 @@ export class CustomerKeys {
 
   revoke(customer: string, keyId: string, options?: MutationOptions): Promise<OperationData<'revokeCustomerKey'>> {
     return this.call('DELETE', encodePath`/api/v1/client/customers/${customer}/keys/${keyId}`, options);
+  }
+
+  /** The key's budget and what it spent in the current window (api-contract-agent-v2.md §2.3); a customer key may read its own. */
+  budget(customer: string, keyId: string, options?: CallOptions): Promise<OperationData<'getCustomerKeyBudget'>> {
+    return this.call('GET', encodePath`/api/v1/client/customers/${customer}/keys/${keyId}/budget`, options);
+  }
+
+  /** Sets the key's budget (both limits replaced; an axis left out is unlimited). Tenant key only. */
+  setBudget(customer: string, keyId: string, input: OperationBody<'setCustomerKeyBudget'>, options?: MutationOptions): Promise<OperationData<'setCustomerKeyBudget'>> {
+    return this.call('PUT', encodePath`/api/v1/client/customers/${customer}/keys/${keyId}/budget`, { body: input, ...options });
+  }
+
+  /** Removes the key's budget (also when it had none). Tenant key only. */
+  clearBudget(customer: string, keyId: string, options?: MutationOptions): Promise<OperationData<'clearCustomerKeyBudget'>> {
+    return this.call('DELETE', encodePath`/api/v1/client/customers/${customer}/keys/${keyId}/budget`, options);
   }
 }
 
@@ -329,6 +348,27 @@ export class Credits {
     return this.call('POST', '/api/v1/client/credits/purchases', { body: input, ...options });
   }
 
+  /** The pool's auto top-up rule with its derived `state` (404 `not_found` when it has none). */
+  autoTopup(customer: string, poolId: string, options?: CallOptions): Promise<OperationData<'getAutoTopupRule'>> {
+    return this.call('GET', encodePath`/api/v1/client/credits/${customer}/pools/${poolId}/auto-topup`, options);
+  }
+
+  /** Creates or replaces the pool's auto top-up rule (the whole rule every time). */
+  setAutoTopup(customer: string, poolId: string, rule: OperationBody<'putAutoTopupRule'>, options?: MutationOptions): Promise<OperationData<'putAutoTopupRule'>> {
+    return this.call('PUT', encodePath`/api/v1/client/credits/${customer}/pools/${poolId}/auto-topup`, { body: rule, ...options });
+  }
+
+  /** Removes the pool's auto top-up rule (idempotent); attempts stay listed. */
+  deleteAutoTopup(customer: string, poolId: string, options?: MutationOptions): Promise<OperationData<'deleteAutoTopupRule'>> {
+    return this.call('DELETE', encodePath`/api/v1/client/credits/${customer}/pools/${poolId}/auto-topup`, options);
+  }
+
+  /** The pool's auto top-up attempts, newest first. */
+  autoTopupAttempts(customer: string, poolId: string, options: CallOptions & PageQuery = {}): Promise<OperationData<'listAutoTopupAttempts'>> {
+    const [q, o] = split(options);
+    return this.call('GET', encodePath`/api/v1/client/credits/${customer}/pools/${poolId}/auto-topup/attempts`, { query: page(q), ...o });
+  }
+
   /** A hosted checkout: PENDING until paid (COMPLETED) or expired. */
   checkoutSession(checkoutSessionId: string, options?: CallOptions): Promise<OperationData<'getCheckoutSession'>> {
     return this.call('GET', encodePath`/api/v1/client/checkout-sessions/${checkoutSessionId}`, options);
@@ -375,35 +415,6 @@ export class Catalog {
 
   feature(featureKey: string, options?: CallOptions): Promise<OperationData<'getCatalogFeature'>> {
     return this.call('GET', encodePath`/api/v1/client/features/${featureKey}`, options);
-  }
-}
-
-export class Billing {
-  constructor(private readonly call: Call) {}
-
-  /** A customer's invoices, newest first. */
-  invoices(customer: string, options: CallOptions & PageQuery = {}): Promise<OperationData<'listCustomerInvoices'>> {
-    const [q, o] = split(options);
-    return this.call('GET', encodePath`/api/v1/client/billing/invoices/${customer}`, { query: page(q), ...o });
-  }
-
-  /** Settles a DUE invoice (no payment processor connected). */
-  markPaid(invoiceId: string, options?: MutationOptions): Promise<OperationData<'markInvoicePaid'>> {
-    return this.call('POST', encodePath`/api/v1/client/billing/invoices/${invoiceId}/mark-paid`, options);
-  }
-
-  /** The processor's hosted page for the subscription's first DUE invoice. */
-  hostedInvoicePage(subscriptionId: string, options?: MutationOptions): Promise<OperationData<'openHostedInvoicePage'>> {
-    return this.call('POST', encodePath`/api/v1/client/billing/subscriptions/${subscriptionId}/stripe/checkout`, options);
-  }
-}
-
-export class Outcomes {
-  constructor(private readonly call: Call) {}
-
-  /** Posts (or updates, by `externalId`) an outcome. */
-  post(input: OperationBody<'postClientOutcome'>, options?: MutationOptions): Promise<OperationData<'postClientOutcome'>> {
-    return this.call('POST', '/api/v1/client/outcomes', { body: input, ...options });
   }
 }
 
@@ -465,9 +476,34 @@ export class TallyCustomer {
     return this.#tally.customers.get(await this.#own(), options);
   }
 
+  /** The agent status of the key's own customer (provisional until paid; its expiry; limits, spend, mandate). */
+  async status(options?: CallOptions): Promise<OperationData<'getAgentStatus'>> {
+    return this.#tally.customers.status(await this.#own(), options);
+  }
+
+  /** Nominates the owner (the principal's e-mail) of the key's own customer. */
+  async setOwner(email: string, options?: MutationOptions): Promise<OperationData<'setAgentOwner'>> {
+    return this.#tally.customers.setOwner(await this.#own(), email, options);
+  }
+
+  /** Asks the principal for a spend mandate (purchase scope): hand `setup_url` to the person when `pending`. */
+  async requestSpendMandate(input: OperationBody<'requestSpendMandate'>, options?: MutationOptions): Promise<OperationData<'requestSpendMandate'>> {
+    return this.#tally.customers.requestSpendMandate(await this.#own(), input, options);
+  }
+
   /** Current-period usage and projections. */
   async usage(options?: CallOptions): Promise<OperationData<'getUsageReport'>> {
     return this.#tally.customers.usage(await this.#own(), options);
+  }
+
+  /** The key's own recorded usage events (default: the last 90 days), newest first, paged. */
+  async usageEvents(options: CallOptions & UsageEventsQuery = {}): Promise<OperationData<'listCustomerUsageEvents'>> {
+    return this.#tally.customers.usageEvents(await this.#own(), options);
+  }
+
+  /** The key's own recorded usage in `[from, to)` summed per subscription, feature and event name. */
+  async usageHistory(options: CallOptions & UsageHistoryQuery): Promise<OperationData<'getCustomerUsageHistory'>> {
+    return this.#tally.customers.usageHistory(await this.#own(), options);
   }
 
   readonly credits = {

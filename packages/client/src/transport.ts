@@ -14,6 +14,7 @@
  */
 import {
   apiErrorClass,
+  gateOf,
   TallyAbortedError,
   TallyApiError,
   TallyError,
@@ -65,6 +66,8 @@ export type RequestOptions = {
   signal?: AbortSignal;
   /** Extra headers for this call. */
   headers?: Record<string, string>;
+  /** `bytes`: a 2xx body is returned as it came (`Uint8Array`, e.g. an invoice PDF); errors are still the JSON envelope. Default `json`. */
+  responseType?: 'json' | 'bytes';
 };
 
 export type TallyResponse<T> = {
@@ -157,7 +160,7 @@ export class Transport {
   }
 
   private headers(o: RequestOptions): Record<string, string> {
-    const h: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...o.headers };
+    const h: Record<string, string> = { accept: o.responseType === 'bytes' ? '*/*' : 'application/json', ...this.options.headers, ...o.headers };
     if (this.options.apiKey) h['x-api-key'] = this.options.apiKey;
     if (this.options.bearerToken) h.authorization = `Bearer ${this.options.bearerToken}`;
     if (o.body !== undefined) h['content-type'] = 'application/json';
@@ -181,6 +184,11 @@ export class Transport {
       let text: string;
       try {
         res = await this.fetchImpl(url, { method: o.method, headers, body, signal: controller.signal });
+        if (o.responseType === 'bytes' && res.ok) {
+          const data = new Uint8Array(await res.arrayBuffer());
+          const requestId = res.headers.get('x-request-id') ?? undefined;
+          return { ok: true, response: { status: res.status, data: data as T, headers: res.headers, requestId, attempts, replayed: false } };
+        }
         text = await res.text();
       } catch (cause) {
         if (o.signal?.aborted) return { ok: false, error: aborted(o.signal), retryable: false };
@@ -228,6 +236,7 @@ function toAttempt<T>(res: Response, text: string, where: string, attempts: numb
     ...(typeof err?.detail === 'string' ? { detail: err.detail } : {}),
     ...(Array.isArray(err?.fields) ? { fields: err.fields as TallyFieldError[] } : {}),
     ...(envelope && 'data' in envelope ? { data: envelope.data } : {}),
+    ...(gateOf(err) ? { gate: gateOf(err)! } : {}),
   };
   if (res.status === 429) {
     const error = new TallyRateLimitedError(code, message, { ...init, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });

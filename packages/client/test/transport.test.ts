@@ -6,6 +6,7 @@ import {
   TallyAbortedError,
   TallyApiError,
   TallyConflictError,
+  TallyGatedError,
   TallyNetworkError,
   TallyNotFoundError,
   TallyPaymentRequiredError,
@@ -89,6 +90,20 @@ test('when the service answers an error envelope then the typed error carries co
     } finally {
       await s.close();
     }
+  }
+});
+
+test('when a refusal carries a gate then the typed error exposes it (budget_exceeded → TallyGatedError with wait and retryAfterSeconds)', async () => {
+  const body =
+    '{"success":false,"error":{"code":"budget_exceeded","gate":"budget","action":"wait","url":null,"poll":null,"retry_after":60,"message":"m","detail":"errorId=r","requestId":"r"}}';
+  const s = await serve((_q, res) => json(res, 403, body));
+  try {
+    const err = await new Transport({ baseUrl: s.baseUrl }).request({ method: 'POST', path: '/x', body: {} }).catch((e: unknown) => e);
+    assert.ok(err instanceof TallyGatedError);
+    assert.deepEqual(err.gate, { gate: 'budget', action: 'wait', url: null, poll: null, retryAfterSeconds: 60 });
+    assert.equal(s.seen.length, 1, 'a gate is not retried by the client');
+  } finally {
+    await s.close();
   }
 });
 

@@ -115,8 +115,10 @@ export class Harness {
     const before = await this.state();
     const cpuBefore = await this.cpu.tally?.();
     const startedAt = performance.now();
-    const { unanswered, ...measured } = await load(this.base, s, this.seconds, s.connections ?? this.connections, s.auth ?? { 'x-api-key': this.ready.apiKey });
-    const loadSeconds = (performance.now() - startedAt) / 1000;
+    const { unanswered, lastAnswerAt, ...measured } = await load(this.base, s, this.seconds, s.connections ?? this.connections, s.auth ?? { 'x-api-key': this.ready.apiKey });
+    // Until the last answer: autocannon resolves an `amount` run only at its next one-second tick,
+    // which had rounded every batch run up to whole seconds (50,000 events in 4.0 or 6.0 s).
+    const loadSeconds = ((s.amount && lastAnswerAt ? lastAnswerAt : performance.now()) - startedAt) / 1000;
     if (cpuBefore !== undefined) measured.cpuPerRequest = ((await this.cpu.tally!()) - cpuBefore) / Math.max(1, measured.answered);
     // A client whose request timed out retries it with the same idempotency key: the answer
     // (stored, or duplicate when the first attempt went through) acknowledges its events.
@@ -244,8 +246,9 @@ type Sent = { path: string; body?: string; headers: Record<string, string> };
  * keeps the requests still unanswered when the load generator stopped at the deadline (it hangs up
  * on them, the server still processes them): the harness retries those afterwards.
  */
-async function load(base: string, s: Scenario, seconds: number, connections: number, auth: Record<string, string>): Promise<Measured & { unanswered: Sent[] }> {
+async function load(base: string, s: Scenario, seconds: number, connections: number, auth: Record<string, string>): Promise<Measured & { unanswered: Sent[]; lastAnswerAt: number }> {
   let acked = 0;
+  let lastAnswerAt = 0;
   // One context object per request in flight (autocannon builds a fresh one per request).
   const inFlight = new Set<{ sent?: Sent }>();
   const fixedPath = typeof s.path === 'string' ? s.path : s.path();
@@ -274,6 +277,7 @@ async function load(base: string, s: Scenario, seconds: number, connections: num
           ? {
               onResponse: (status: number, body: string, context: { sent?: Sent }) => {
                 inFlight.delete(context);
+                lastAnswerAt = performance.now();
                 acked += s.events!(status, body);
               },
             }
@@ -295,6 +299,7 @@ async function load(base: string, s: Scenario, seconds: number, connections: num
     cutOff: Math.max(0, result.requests.sent - answered),
     answered: result.requests.total,
     unanswered: [...inFlight].flatMap((c) => (c.sent ? [c.sent] : [])),
+    lastAnswerAt,
   };
 }
 

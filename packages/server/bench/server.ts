@@ -6,8 +6,12 @@
  * BENCH_MODE=postgres (default): a fresh schema on BENCH_DATABASE_URL, pool of 50.
  * BENCH_MODE=embedded: the two-command start path, PGlite in BENCH_DATA_DIR (no DATABASE_URL).
  * BENCH_SPEND=off skips the spend fixtures (a million usage buckets) when no spend suite runs.
+ * BENCH_WEBHOOK=on subscribes a webhook endpoint to every event type (a loopback receiver answering
+ * 200) and runs the relay, so the run measures requests with outbound events recorded and delivered.
  */
 import { rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Session } from 'node:inspector/promises';
 import { loadConfig } from '../src/config.js';
 import { createAccount } from '../src/modules/accounts/index.js';
@@ -36,12 +40,14 @@ const bench = await openBenchDatabase({ postgres: !embedded, url, dataDir, prefi
 const { schema, database } = bench;
 
 const vendor = await startBenchVendor();
+const webhooks = process.env.BENCH_WEBHOOK === 'on';
 const env: Record<string, string | undefined> = {
   ...process.env,
   ...bench.env,
   ...(embedded ? {} : { DATABASE_POOL_SIZE: '50' }),
   APP_SPEND_ANTHROPIC_BASE_URL: vendor.url,
   ...BENCH_ENV,
+  ...(webhooks ? { APP_SPEND_OUTBOUND_ALLOW_LOOPBACK: 'true' } : {}),
 };
 const config = loadConfig(env);
 const runtime = await createRuntime(config, {
@@ -78,6 +84,7 @@ const { apiKey, accountId } = await createAccount(runtime.ctx, { accountName: 'b
 const fixture: Record<string, unknown> = {};
 for (const seed of seeds) Object.assign(fixture, await seed(runtime.ctx, accountId));
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });
+const receiver = webhooks ? await subscribeEveryType() : undefined;
 const address = runtime.app.server.address();
 process.send!({ port: typeof address === 'object' && address ? address.port : 0, apiKey, accountId, schema, username, password, ...fixture });
 
@@ -108,7 +115,34 @@ process.on('message', async (message) => {
   await new Promise((r) => setTimeout(r, 2000)); // let requests cut off by the load generator finish (a usage report takes ~1 s)
   await runtime.close();
   await vendor.close();
+  receiver?.closeAllConnections();
+  receiver?.close();
   if (embedded) rmSync(dataDir, { recursive: true, force: true });
   else await bench.drop();
   process.exit(0);
 });
+
+/** BENCH_WEBHOOK=on: a loopback receiver, an endpoint subscribed to every type (none listed = all), the relay running. */
+async function subscribeEveryType() {
+  let delivered = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      delivered += 1;
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const login = await runtime.app.inject({ method: 'POST', url: '/public/v1/login', payload: { username, password } });
+  const token = (login.json() as { data: { token: string } }).data.token;
+  const created = await runtime.app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks/endpoints',
+    headers: { authorization: `Bearer ${token}` },
+    payload: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` },
+  });
+  if (created.statusCode !== 201) throw new Error(`webhook endpoint: ${created.body}`);
+  runtime.relay.start();
+  process.on('exit', () => console.error(`webhook receiver: ${delivered} deliveries`));
+  return server;
+}

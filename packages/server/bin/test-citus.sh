@@ -26,5 +26,5 @@ drop() {
 trap drop EXIT
 # Four shards per table instead of 32: each test distributes a schema of its own (about 60 tables).
 psql -qAt "$url" -c "alter database $name set citus.shard_count = 4"
-if [ $# -eq 0 ]; then mapfile -t files < <(find src test -name '*.test.ts' | sort); else files=("$@"); fi
-TEST_DATABASE_URL=$url TEST_CITUS=1 node --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" "${files[@]}"
+# Bundled and grouped like `npm test` (bin/test.mjs, ADR 0044); no FILE: the whole suite.
+TEST_ONLY="$*" TEST_DATABASE_URL=$url TEST_CITUS=1 node bin/test.mjs

@@ -10,14 +10,14 @@ import {
 } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
 import * as accounts from './modules/accounts/index.js';
-import { agentPublicRoutes, customerKeyAdminRoutes, customerKeyRoutes } from './modules/agents/index.js';
+import { agentDiscoveryRoutes, agentPublicRoutes, agentStatusRoutes, customerKeyAdminRoutes, customerKeyRoutes } from './modules/agents/index.js';
 import { billingAdminRoutes, billingClientRoutes } from './modules/billing/index.js';
 import { catalogAdminRoutes, catalogClientRoutes } from './modules/catalog/index.js';
 import { creditAdminRoutes, creditClientRoutes, tariffAdminRoutes, tariffClientRoutes } from './modules/credits/index.js';
-import { customerAdminRoutes, customerClientRoutes } from './modules/customers/index.js';
+import { customerAdminRoutes, customerClientRoutes, findCustomerById } from './modules/customers/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { mcpRoutes } from './modules/mcp/index.js';
-import { paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes } from './modules/payments/index.js';
+import { checkoutReturnRoutes, paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes } from './modules/payments/index.js';
 import { portalRoutes } from './modules/portal/index.js';
 import { recordAudit, settingsAdminRoutes } from './modules/settings/index.js';
 import { webhookRoutes } from './modules/webhooks/index.js';
@@ -32,6 +32,7 @@ import { nodeIdentity, registerBoot, type NodeBoot } from './platform/node-boot.
 import { publicBaseUrl } from './platform/http/base-url.js';
 import { assertCleanStrings, assertScannedDepth, MAX_PATH_PARAM_LENGTH, mayHoldBadStrings, registerInputGuards } from './platform/http/input-guard.js';
 import { parseJson, scanJson, stringifyJson } from './platform/http/json.js';
+import { portalNeedOf, type PortalNeed } from './platform/http/portal-access.js';
 import type { CustomerScope } from './platform/http/principal.js';
 import { surfaceOf } from './platform/http/surfaces.js';
 import { operatorAccessOf, type OperatorAccess } from './platform/http/operator-access.js';
@@ -53,8 +54,8 @@ type RouteEntry = {
   hidden: boolean;
   /** The route's customer-key access (`config.customerKey`); null = customer keys denied. */
   customerKey: CustomerScope | null;
-  /** Also open to customer portal tokens (`config.portal`, ADR 0025); null = only what customerKey says. */
-  portal: 'read' | null;
+  /** What a customer portal token needs here (the portal allow-list, ADR 0038); null = closed to portal tokens. */
+  portal: PortalNeed | null;
   /** The access an operator's role needs (ADR 0034); null on public routes. */
   operatorAccess: OperatorAccess | null;
 };
@@ -135,7 +136,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
 
   const routeTable: RouteEntry[] = [];
   const consoleDir = options.consoleDir ?? DEFAULT_CONSOLE_DIR;
-  registerErrorHandling(app, allowedMethodsFrom(routeTable), consoleFallback(consoleDir));
+  registerErrorHandling(app, allowedMethodsFrom(routeTable), consoleFallback(consoleDir), config.publicBaseUrl);
   registerInputGuards(app);
   await app.register(swagger, {
     openapi: { ...OPENAPI_DOCUMENT, servers: openApiServers(config.publicBaseUrl, config.port) },
@@ -153,7 +154,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
           url: route.url,
           hidden: Boolean((route.schema as { hide?: boolean })?.hide),
           customerKey: route.config?.customerKey ?? null,
-          portal: route.config?.portal ?? null,
+          portal: portalNeedOf(method, route.url),
           operatorAccess: surfaceOf(route.url) === 'open' || route.url.startsWith('/mcp') ? null : (route.config?.operatorAccess ?? operatorAccessOf(method, route.url)),
         });
       }
@@ -167,6 +168,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       verifyAdminToken: (t) => accounts.resolveAdminToken(ctx, t),
       resolveOperatorSession: (t) => accounts.resolveOperatorSession(ctx, t),
       csrfTokenMatches: (sessionId, presented) => accounts.csrfTokenMatches(ctx.config.jwtSecret, sessionId, presented),
+      customerReferenceOf: async (accountId, customerId) => (await findCustomerById(ctx.db, accountId, customerId))?.customer_reference_id ?? null,
     },
     config.modules,
   );
@@ -215,7 +217,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   // Outbound events belong to no module switch (api-contract-events.md §E1.3).
   await app.register(webhookRoutes(ctx));
   // Monetization module (its switch answers module_disabled by path prefix in the auth hook).
-  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes, agentPublicRoutes, customerKeyRoutes, customerKeyAdminRoutes, portalRoutes, paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes, mcpRoutes, spendRoutes]) {
+  for (const routes of [catalogAdminRoutes, catalogClientRoutes, customerAdminRoutes, customerClientRoutes, billingAdminRoutes, billingClientRoutes, usageAdminRoutes, usageClientRoutes, tariffAdminRoutes, tariffClientRoutes, creditAdminRoutes, creditClientRoutes, agentPublicRoutes, agentDiscoveryRoutes, customerKeyRoutes, customerKeyAdminRoutes, agentStatusRoutes, portalRoutes, paymentAdminRoutes, paymentClientRoutes, paymentWebhookRoutes, checkoutReturnRoutes, mcpRoutes, spendRoutes]) {
     await app.register(routes(ctx));
   }
   if (options.extraRoutes) await app.register(async (scope) => void (await options.extraRoutes!(scope)));

@@ -3,6 +3,7 @@ import { buildApp, type BuildAppOptions } from './app.js';
 import type { Config } from './config.js';
 import { purgeStaleLoginThrottles, purgeStaleOperatorSessions } from './modules/accounts/index.js';
 import { createRelay, purgeOldEvents, type Relay } from './modules/webhooks/index.js';
+import * as agents from './modules/agents/index.js';
 import * as billing from './modules/billing/index.js';
 import * as credits from './modules/credits/index.js';
 import * as payments from './modules/payments/index.js';
@@ -59,6 +60,7 @@ function registerModuleHooks(config: Config): void {
 export function jobsOf(ctx: AppContext): Job[] {
   return [
     ...(ctx.config.modules.monetization ? monetizationModules.flatMap((module) => module.jobs(ctx)) : []),
+    ...(ctx.config.modules.monetization ? agents.jobs(ctx) : []),
     ...(ctx.config.modules.build ? spend.jobs(ctx) : []),
     {
       name: 'idempotency-purge',

@@ -1,4 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { PassThrough } from 'node:stream';
 import pg from 'pg';
@@ -8,7 +11,8 @@ import { createAccount } from '../src/modules/accounts/service.js';
 import { FrozenClock } from '../src/platform/clock.js';
 import { openDatabase, type Database } from '../src/platform/db/database.js';
 import { distributeOnCitus } from '../src/platform/db/citus.js';
-import { migrate } from '../src/platform/db/migrator.js';
+import { migrate, readMigrations } from '../src/platform/db/migrator.js';
+import { PACKAGE_ROOT } from '../src/platform/paths.js';
 import { createRuntime, type Runtime } from '../src/runtime.js';
 
 /**
@@ -63,10 +67,26 @@ export const BEHIND_POOLER = Boolean(process.env.TEST_DATABASE_LISTEN_URL) && pr
  */
 export const ON_CITUS = process.env.TEST_CITUS === '1';
 
-/** Migrates a new test database and, on Citus, distributes it, as an operator does. */
+/**
+ * Migrates a new test database and, on Citus, distributes it, as an operator does. Two test files
+ * migrating, distributing or dropping their schemas at once contend on the cluster's catalogs (a
+ * distributed deadlock or a concurrently updated catalog row: a before hook failing in CI after
+ * 1.8 s). Each migration and the distribution are transactions and both are idempotent, so a failed
+ * attempt left nothing half-done and runs again, a few times, saying why on stderr.
+ */
 async function migrateForCitus(database: Database): Promise<void> {
-  await migrate(database);
-  await database.withSession((exec) => distributeOnCitus(exec));
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await migrate(database);
+      await database.withSession((exec) => distributeOnCitus(exec));
+      return;
+    } catch (err) {
+      if (attempt >= 4) throw err;
+      const cause = (err as { cause?: { code?: string } }).cause;
+      process.stderr.write(`# citus: migrating a test schema failed (attempt ${attempt}, ${cause?.code ?? (err as { code?: string }).code ?? '-'}): ${(err as Error).message}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 300 * attempt));
+    }
+  }
 }
 
 /** The URL with another database name. */
@@ -80,9 +100,26 @@ async function adminQuery(url: string, ...statements: string[]): Promise<void> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
-    for (const statement of statements) await admin.query(statement);
+    for (const statement of statements) await runAdminStatement(admin, statement);
   } finally {
     await admin.end();
+  }
+}
+
+/**
+ * One administration statement. On Citus, a `drop schema … cascade` is distributed DDL, and two test
+ * files dropping or distributing schemas at once can make the cluster pick one as a deadlock victim
+ * (40P01, seen in CI). The statement rolled back whole, so it runs again, a few times.
+ */
+async function runAdminStatement(admin: pg.Client, statement: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await admin.query(statement);
+      return;
+    } catch (err) {
+      if (!ON_CITUS || (err as { code?: string }).code !== '40P01' || attempt >= 5) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
   }
 }
 
@@ -150,6 +187,54 @@ export async function openTestDatabase(): Promise<{ database: Database; schema?:
 }
 
 /**
+ * PGlite's initdb costs seconds per in-memory database, more than all the migrations. So a test
+ * database that starts migrated starts from one image: the data directory of a database that ran
+ * every migration, dumped once and kept in node_modules/.cache under a key of the migrations' text
+ * and PGlite's version (a changed migration builds a new one). Test files run as processes of their
+ * own; the first to need the image writes it (atomically, by rename) and the rest read it.
+ */
+let pgliteImage: Promise<Blob> | undefined;
+function migratedPgliteImage(): Promise<Blob> {
+  return (pgliteImage ??= loadOrBuildPgliteImage());
+}
+
+async function loadOrBuildPgliteImage(): Promise<Blob> {
+  // Its package.json is not among its exports: read beside the entry point's dist/.
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const pgliteVersion = String(JSON.parse(readFileSync(join(entry.slice(0, entry.lastIndexOf('/dist/')), 'package.json'), 'utf8')).version);
+  const key = createHash('sha256').update(pgliteVersion).update(JSON.stringify(readMigrations())).digest('hex').slice(0, 16);
+  const dir = join(PACKAGE_ROOT, '../../node_modules/.cache/tally-test');
+  const file = join(dir, `pglite-migrated-${key}.tar`);
+  try {
+    return new Blob([readFileSync(file)]);
+  } catch {
+    const database = await openDatabase({ kind: 'pglite' });
+    try {
+      await migrate(database);
+      const image = await database.dumpImage!();
+      mkdirSync(dir, { recursive: true });
+      const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+      writeFileSync(partial, new Uint8Array(await image.arrayBuffer()));
+      renameSync(partial, file);
+      // Images of earlier migration sets are not read again.
+      for (const old of readdirSync(dir)) if (old.startsWith('pglite-migrated-') && join(dir, old) !== file && !old.includes('.tar.')) rmSync(join(dir, old), { force: true });
+      return image;
+    } finally {
+      await database.close();
+    }
+  }
+}
+
+/**
+ * A test database on which every migration has run or will run at the service's start: on PGlite
+ * opened from the migrated image, on PostgreSQL a new schema (or database) as `openTestDatabase`.
+ */
+async function openMigratedTestDatabase(): ReturnType<typeof openTestDatabase> {
+  if (TEST_DATABASE_URL) return openTestDatabase();
+  return { database: await openDatabase({ kind: 'pglite', image: await migratedPgliteImage() }), drop: async () => {} };
+}
+
+/**
  * A database of its own with every migration run, for the tests of the enclosing describe block:
  * opened before them, closed and dropped after. Call it in the block; read the database in a test.
  */
@@ -157,7 +242,7 @@ export function migratedTestDatabase(): () => Database {
   let database: Database | undefined;
   let drop = async () => {};
   before(async () => {
-    ({ database, drop } = await openTestDatabase());
+    ({ database, drop } = await openMigratedTestDatabase());
     await migrate(database);
   });
   after(async () => {
@@ -167,11 +252,13 @@ export function migratedTestDatabase(): () => Database {
   return () => database!;
 }
 
+/** The in-process services' secrets: a server process of a test takes them to open what a service sealed, and the reverse. */
+export const TEST_SECRETS = { JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789', APP_SECRETS_KEY: 'test-secrets-key-0123456789abcdef012345678' };
+
 function testConfig(options: StartOptions) {
   return loadConfig({
     NODE_ENV: 'test',
-    JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789',
-    APP_SECRETS_KEY: 'test-secrets-key-0123456789abcdef012345678',
+    ...TEST_SECRETS,
     LOG_LEVEL: 'info',
     APP_JOBS_ENABLED: 'false',
     // Never the real processor: a test that needs Stripe starts the fake and passes its origin.
@@ -187,7 +274,7 @@ function testConfig(options: StartOptions) {
 }
 
 export async function startTestService(options: StartOptions = {}): Promise<TestService> {
-  const { database, schema, drop } = await openTestDatabase();
+  const { database, schema, drop } = await openMigratedTestDatabase();
   return listen(testConfig(options), database, new FrozenClock(options.now ?? '2026-03-10T12:00:00Z'), options, drop, schema);
 }
 

@@ -17,6 +17,7 @@ export const isOpen = (i: Invoice) => i.status === 'DUE' || i.status === 'PAST_D
 /** The invoices; `showType` adds the invoice type column, `action` the last column's content. */
 export function InvoicesTable({ invoices, showType, action }: { invoices: Invoice[]; showType?: boolean; action: (invoice: Invoice) => ReactNode }) {
   const columns: Column<Invoice>[] = [
+    { header: 'Number', cell: (i) => i.number ?? <span className="muted">Draft</span> },
     { header: 'Period', cell: (i) => <Period start={i.periodStart} end={i.periodEnd} /> },
     ...(showType ? [{ header: 'Type', cell: (i: Invoice) => i.type }] : []),
     { header: 'Amount', num: true, cell: (i) => <Money amount={i.amount} currency={i.currency} /> },

@@ -39,7 +39,14 @@ const formOf = (s: Settings) => ({
   agentSignupDefaultPlanId: s.agentSignupDefaultPlanId ?? '',
   agentSignupHourlyCap: String(s.agentSignupHourlyCap),
   agentMaxTopupAmount: s.agentMaxTopupAmount === null ? '' : String(s.agentMaxTopupAmount),
+  agentProvisionalDays: String(s.agentProvisionalDays),
+  agentSignupPerIpCap: s.agentSignupPerIpCap === null ? '' : String(s.agentSignupPerIpCap),
+  agentSpendMandateEnabled: s.agentSpendMandateEnabled,
+  agentMaxMandateAmount: s.agentMaxMandateAmount === null ? '' : String(s.agentMaxMandateAmount),
 });
+
+/** A whole-number text as a number (the API's message explains anything else), empty as null. */
+const wholeOrNull = (text: string) => (text === '' ? null : ((/^\d+$/.test(text) ? Number(text) : text) as number));
 
 /** The form as the API takes it: empty texts are nulls, the cap a number when it is one, the top-up decimal text as typed. */
 function bodyOf(form: ReturnType<typeof formOf>) {
@@ -50,13 +57,17 @@ function bodyOf(form: ReturnType<typeof formOf>) {
     agentSignupDefaultPlanId: form.agentSignupDefaultPlanId || null,
     agentSignupHourlyCap: (/^\d+$/.test(form.agentSignupHourlyCap) ? Number(form.agentSignupHourlyCap) : form.agentSignupHourlyCap) as number,
     agentMaxTopupAmount: (form.agentMaxTopupAmount || null) as number | null,
+    agentProvisionalDays: (wholeOrNull(form.agentProvisionalDays) ?? form.agentProvisionalDays) as number,
+    agentSignupPerIpCap: wholeOrNull(form.agentSignupPerIpCap),
+    agentSpendMandateEnabled: form.agentSpendMandateEnabled,
+    agentMaxMandateAmount: (form.agentMaxMandateAmount || null) as number | null,
   };
 }
 
 function SettingsForm({ s }: { s: Settings }) {
   const [form, setForm] = useState(() => formOf(s));
   const save = useSaveAccountSettings();
-  type Text = 'slug' | 'agentSignupHourlyCap' | 'agentMaxTopupAmount';
+  type Text = 'slug' | 'agentSignupHourlyCap' | 'agentMaxTopupAmount' | 'agentProvisionalDays' | 'agentSignupPerIpCap' | 'agentMaxMandateAmount';
   const input = (name: Text, inputMode?: 'numeric' | 'decimal') => (
     <input inputMode={inputMode} value={form[name]} onChange={(e) => setForm({ ...form, [name]: e.target.value })} />
   );
@@ -76,6 +87,16 @@ function SettingsForm({ s }: { s: Settings }) {
       </Field>
       <Field label={`Largest agent top-up (${s.currency})`} name="agentMaxTopupAmount">
         {input('agentMaxTopupAmount', 'decimal')}
+      </Field>
+      <Field label="Days a signup stays provisional" name="agentProvisionalDays">
+        {input('agentProvisionalDays', 'numeric')}
+      </Field>
+      <Field label="Signups per address per hour (empty: no cap)" name="agentSignupPerIpCap">
+        {input('agentSignupPerIpCap', 'numeric')}
+      </Field>
+      <Check label="Agent spend mandates" checked={form.agentSpendMandateEnabled} onChange={(agentSpendMandateEnabled) => setForm({ ...form, agentSpendMandateEnabled })} />
+      <Field label={`Largest spend mandate per period (${s.currency})`} name="agentMaxMandateAmount">
+        {input('agentMaxMandateAmount', 'decimal')}
       </Field>
     </Form>
   );

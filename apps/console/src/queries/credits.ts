@@ -2,7 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { operations } from '@tally/client';
 import { api, unwrap, type Schemas } from '../api';
-import { useApiMutation, unwrapEmpty } from './mutation';
+import { orNullOn404, useApiMutation, unwrapEmpty } from './mutation';
 
 export const creditKeys = {
   models: ['credits', 'models'] as const,
@@ -212,4 +212,57 @@ export function useRemoveAllocation(planId: string) {
     (modelId: string) => unwrapEmpty(api.DELETE('/api/v1/monetization/credits/models/{modelId}/plans/{planId}', { params: { path: { modelId, planId } } })),
     { invalidates: [creditKeys.allocations(planId)] },
   );
+}
+
+/** Auto top-up keys: a pool's rule and attempts (the Client API, as the console session may call it). */
+export const autoTopupKeys = {
+  rule: (poolId: string) => ['credit-pools', poolId, 'auto-topup'] as const,
+  attempts: (poolId: string) => ['credit-pools', poolId, 'auto-topup', 'attempts'] as const,
+};
+
+export type AutoTopupRule = Schemas['AutoTopupRule'];
+export type AutoTopupAttempt = Schemas['AutoTopupAttempt'];
+/** The rule as typed: decimal text sent untouched; an empty monthly cap is none. */
+export type AutoTopupDraft = { enabled: boolean; threshold: string; topupCredits: string; maxMonthlyAmount: string };
+
+const autoTopupPath = (ref: string, poolId: string) => ({ params: { path: { ref, poolId } } });
+
+/** A pool's auto top-up rule; null when it has none (the API's 404). */
+export function useAutoTopupRule(ref: string, poolId: string) {
+  return useQuery({
+    queryKey: autoTopupKeys.rule(poolId),
+    queryFn: () => orNullOn404(unwrap(api.GET('/api/v1/client/credits/{ref}/pools/{poolId}/auto-topup', autoTopupPath(ref, poolId)))),
+  });
+}
+
+export function useAutoTopupAttempts(ref: string, poolId: string) {
+  return useQuery({
+    queryKey: autoTopupKeys.attempts(poolId),
+    queryFn: () => unwrap(api.GET('/api/v1/client/credits/{ref}/pools/{poolId}/auto-topup/attempts', { params: { path: { ref, poolId }, query: { limit: 50 } } })),
+  });
+}
+
+/** Creates or replaces the rule (the whole rule every time). */
+export function useSaveAutoTopup(ref: string, poolId: string, onSaved: () => void) {
+  return useApiMutation(
+    (draft: AutoTopupDraft) =>
+      unwrap(
+        api.PUT('/api/v1/client/credits/{ref}/pools/{poolId}/auto-topup', {
+          ...autoTopupPath(ref, poolId),
+          body: {
+            enabled: draft.enabled,
+            threshold: draft.threshold as unknown as number,
+            topupCredits: draft.topupCredits as unknown as number,
+            maxMonthlyAmount: draft.maxMonthlyAmount.trim() ? (draft.maxMonthlyAmount.trim() as unknown as number) : null,
+          },
+        }),
+      ),
+    { invalidates: [autoTopupKeys.rule(poolId)], onSuccessOnly: true, onSuccess: onSaved },
+  );
+}
+
+export function useDeleteAutoTopup(ref: string, poolId: string) {
+  return useApiMutation(() => unwrapEmpty(api.DELETE('/api/v1/client/credits/{ref}/pools/{poolId}/auto-topup', autoTopupPath(ref, poolId))), {
+    invalidates: [autoTopupKeys.rule(poolId)],
+  });
 }

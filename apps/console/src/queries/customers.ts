@@ -1,5 +1,5 @@
 /** Customers: the list, one customer (create, edit), its usage this period, its scoped keys, its entitlements and its portal links. */
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { paths } from '@tally/client';
 import { api, unwrap } from '../api';
 import { useApiMutation, unwrapEmpty } from './mutation';
@@ -10,8 +10,9 @@ export const customerKeys = {
   detail: (customerId: string) => ['customers', customerId] as const,
   usage: (customerId: string) => ['customers', customerId, 'usage'] as const,
   byRef: (ref: string) => ['customer-ref', ref] as const,
-  keys: (ref: string) => ['customer-ref', ref, 'keys'] as const,
+  keys: (customerId: string) => ['customers', customerId, 'keys'] as const,
   entitlements: (ref: string) => ['customer-ref', ref, 'entitlements'] as const,
+  usageEvents: (ref: string, offset: number) => ['customer-ref', ref, 'usage-events', offset] as const,
   portalLinks: (ref: string) => ['customer-ref', ref, 'portal-links'] as const,
 };
 
@@ -42,35 +43,45 @@ export function useCustomerEntitlements(ref: string) {
   });
 }
 
-export function useCustomerApiKeys(ref: string) {
+/** A page of the customer's recorded usage events of the last 90 days, newest first (the Client API's read, agent-v2 §6.1). */
+export function useCustomerUsageEvents(ref: string, offset: number, limit: number) {
   return useQuery({
-    queryKey: customerKeys.keys(ref),
-    queryFn: () => unwrap(api.GET('/api/v1/tanso/customers/{ref}/keys', { params: { path: { ref }, query: { limit: 200 } } })),
+    queryKey: customerKeys.usageEvents(ref, offset),
+    queryFn: () => unwrap(api.GET('/api/v1/client/customers/{ref}/usage/events', { params: { path: { ref }, query: { limit, offset } } })),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** The customer's keys, by its internal id (the Admin API twin of agent v2 §2.1: a bare array, oldest first). */
+export function useCustomerApiKeys(customerId: string) {
+  return useQuery({
+    queryKey: customerKeys.keys(customerId),
+    queryFn: () => unwrap(api.GET('/api/v1/tanso/customers/{customerId}/keys', { params: { path: { customerId } } })),
   });
 }
 
 export type KeyScope = 'read' | 'purchase';
 
 /** Issues a scoped key; `onIssued` gets the key, shown once. */
-export function useCreateCustomerApiKey(ref: string, onIssued: (apiKey: string) => void) {
-  return useApiMutation((scopes: KeyScope[]) => unwrap(api.POST('/api/v1/tanso/customers/{ref}/keys', { params: { path: { ref } }, body: { scopes } })), {
-    invalidates: [customerKeys.keys(ref)],
+export function useCreateCustomerApiKey(customerId: string, onIssued: (apiKey: string) => void) {
+  return useApiMutation((scopes: KeyScope[]) => unwrap(api.POST('/api/v1/tanso/customers/{customerId}/keys', { params: { path: { customerId } }, body: { scopes } })), {
+    invalidates: [customerKeys.keys(customerId)],
     onSuccessOnly: true,
     onSuccess: (issued) => onIssued(issued.apiKey),
   });
 }
 
 /** Replaces a key: the old one stops working at once, the new one is shown once. */
-export function useRotateCustomerApiKey(ref: string, onIssued: (apiKey: string) => void) {
+export function useRotateCustomerApiKey(customerId: string, onIssued: (apiKey: string) => void) {
   return useApiMutation(
-    (keyId: string) => unwrap(api.POST('/api/v1/tanso/customers/{ref}/keys/{keyId}/rotate', { params: { path: { ref, keyId } } })),
-    { invalidates: [customerKeys.keys(ref)], onSuccessOnly: true, onSuccess: (issued) => onIssued(issued.apiKey) },
+    (keyId: string) => unwrap(api.POST('/api/v1/tanso/customers/{customerId}/keys/{keyId}/rotate', { params: { path: { customerId, keyId } } })),
+    { invalidates: [customerKeys.keys(customerId)], onSuccessOnly: true, onSuccess: (issued) => onIssued(issued.apiKey) },
   );
 }
 
-export function useRevokeCustomerApiKey(ref: string) {
-  return useApiMutation((keyId: string) => unwrapEmpty(api.DELETE('/api/v1/tanso/customers/{ref}/keys/{keyId}', { params: { path: { ref, keyId } } })), {
-    invalidates: [customerKeys.keys(ref)],
+export function useRevokeCustomerApiKey(customerId: string) {
+  return useApiMutation((keyId: string) => unwrapEmpty(api.DELETE('/api/v1/tanso/customers/{customerId}/keys/{keyId}', { params: { path: { customerId, keyId } } })), {
+    invalidates: [customerKeys.keys(customerId)],
     onSuccessOnly: true,
   });
 }

@@ -111,3 +111,11 @@ export class Money {
 export function roundToMinorUnits(value: Decimal, currency: string): Decimal {
   return value.toDecimalPlaces(minorUnits(currency), Decimal.ROUND_HALF_UP);
 }
+
+/** Decimal places of an invoice line's unit price (api-contract-money.md §4.2). */
+export const UNIT_PRICE_SCALE = 6;
+
+/** An invoice line's unit price: 6 dp, HALF_UP (a rule's price per unit may have up to 30). */
+export function roundUnitPrice(value: Decimal): Decimal {
+  return value.toDecimalPlaces(UNIT_PRICE_SCALE, Decimal.ROUND_HALF_UP);
+}

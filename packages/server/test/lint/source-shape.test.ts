@@ -27,6 +27,26 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
+/** The server's test files and test helpers (run grouped, several files to a process: bin/test.mjs). */
+function serverTestFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) serverTestFiles(full, out);
+    else if (name.endsWith('.ts') && (full.includes(`${path.sep}test${path.sep}`) || name.endsWith('.test.ts'))) out.push(full);
+  }
+  return out;
+}
+
+/**
+ * What a test file must not do when it shares its process with other test files: hooks at the top
+ * level (they would run around every file's tests), writes to process.env, a replaced global fetch
+ * or dispatcher, mocked timers. Each finding is "line: text".
+ */
+const PROCESS_WIDE = [/^(before|after|beforeEach|afterEach)\(/, /process\.env(\.\w+|\[[^\]]+\])\s*=(?!=)/, /delete\s+process\.env/, /globalThis\.fetch\s*=(?!=)/, /setGlobalDispatcher\(/, /mock\.timers/];
+function processWideChanges(text: string): string[] {
+  return text.split('\n').flatMap((line, i) => (PROCESS_WIDE.some((re) => re.test(line)) ? [`${i + 1}: ${line.trim()}`] : []));
+}
+
 /** The relative imports and re-exports of one file, resolved to the files they name. */
 function importsOf(file: string, known: Set<string>): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
@@ -112,6 +132,21 @@ describe('source shape', () => {
     assert.ok(declared.length >= 10, `found ${declared.length} tables.ts files`);
     const unimported = declared.filter((t) => ![...graph.entries()].some(([from, to]) => from !== t && to.includes(t))).map(relative);
     assert.deepEqual(unimported, []);
+  });
+
+  test('when the server\'s test files are read then none changes its process for the files it shares it with (bin/test.mjs groups them)', () => {
+    const serverRoot = path.join(repoRoot, 'packages/server');
+    const tests = [...serverTestFiles(path.join(serverRoot, 'src')), ...serverTestFiles(path.join(serverRoot, 'test'))];
+    assert.ok(tests.length >= 200, `found ${tests.length} test files`);
+    const findings = tests.flatMap((f) => processWideChanges(readFileSync(f, 'utf8')).map((hit) => `${relative(f)}:${hit}`));
+    assert.deepEqual(findings, []);
+  });
+
+  test('when a test file with a top-level hook and an environment write is planted then the check finds both', () => {
+    // Put together, so that this file itself holds no such line.
+    const [hook, write] = ['after' + '(() => {});', 'process' + ".env.STRIPE_API_BASE = 'x';"];
+    const planted = ["import { after } from 'node:test';", hook, write, "if (process.env.X === 'y') {}", '  after(() => {});'].join('\n');
+    assert.deepEqual(processWideChanges(planted), [`2: ${hook}`, `3: ${write}`]);
   });
 
   test(`when the sources are measured then none is over ${MAX_LINES} lines`, () => {

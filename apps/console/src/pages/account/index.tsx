@@ -3,6 +3,7 @@ import { useCan } from '../../auth';
 import { useConfirm } from '../../components/confirm-dialog';
 import { ErrorNote, PageHeader, QueryView, SecretOnce } from '../../components/ui';
 import { useRotateTenantKey, useTenantKey } from '../../queries/account';
+import { IssuerForm } from './issuer-form';
 import { PasswordForm } from './password-form';
 
 /** The tenant key, masked, and its rotation (shown once, every earlier key revoked); the operator's own password. */
@@ -36,6 +37,9 @@ export default function AccountPage() {
         Rotate tenant key
       </button>
       <ErrorNote error={rotate.error} title="Rotation failed" />
+      <h2>Invoice issuer</h2>
+      <p className="muted">Printed on invoice documents; invoices finalised from now on carry it (issued ones keep theirs).</p>
+      <IssuerForm />
       <h2>Your password</h2>
       <p className="muted">Changing it signs you out everywhere, this browser included.</p>
       <PasswordForm />

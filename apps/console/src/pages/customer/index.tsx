@@ -14,6 +14,7 @@ import { CustomerKeys } from './keys';
 import { Pool } from './pool';
 import { PortalLinks } from './portal-links';
 import { CustomerSubscriptions } from './subscriptions';
+import { CustomerUsageEvents } from './usage-events';
 
 type Invoice = Schemas['Invoice'];
 
@@ -43,13 +44,15 @@ export default function CustomerPage() {
           <QueryView query={usage} what="usage">
             {(report) => <UsageTable report={report} />}
           </QueryView>
+          <h2>Usage events</h2>
+          <CustomerUsageEvents customerRef={c.customerReferenceId} />
           <h2>Credit pools</h2>
           <QueryView query={pools} what="credit pools">
             {(list) =>
               list.length === 0 ? (
                 <EmptyState>No credit pool yet: create one with the form below, then link it to a subscription and grant credits.</EmptyState>
               ) : (
-                list.map((p) => <Pool key={p.id} pool={p} projection={usage.data?.creditPools.find((x) => x.poolId === p.id)} asOf={usage.data?.asOf} />)
+                list.map((p) => <Pool key={p.id} pool={p} projection={usage.data?.creditPools.find((x) => x.poolId === p.id)} asOf={usage.data?.asOf} customerRef={c.customerReferenceId} />)
               )
             }
           </QueryView>
@@ -57,7 +60,7 @@ export default function CustomerPage() {
           <h2>Portal links</h2>
           <PortalLinks customerRef={c.customerReferenceId} />
           <h2>Customer keys</h2>
-          <CustomerKeys customerRef={c.customerReferenceId} />
+          <CustomerKeys customerId={customerId} />
         </section>
       )}
     </QueryView>

@@ -11,7 +11,16 @@ type Invoice = Schemas['Invoice'];
 export function CustomerInvoices({ invoices, customerId }: { invoices: Invoice[]; customerId: string }) {
   const markPaid = useMarkInvoicePaid(customerId);
   const { ask, dialog } = useConfirm();
-  const action = (i: Invoice) => {
+  const action = (i: Invoice) => (
+    <span className="row-actions">
+      {/* The console session's cookie authenticates the GET (ADR 0034); the PDF opens in a new tab. */}
+      <a href={`/api/v1/monetization/billing/invoices/${i.id}/pdf`} target="_blank" rel="noopener noreferrer">
+        PDF
+      </a>{' '}
+      {settle(i)}
+    </span>
+  );
+  const settle = (i: Invoice) => {
     if (isOpen(i)) {
       const confirm = () =>
         ask({

@@ -7,6 +7,7 @@ import { Time } from '../../components/figures';
 import { Form } from '../../components/form';
 import { ErrorNote, SecretOnce, StatusBadge } from '../../components/ui';
 import { useCreateCustomerApiKey, useCustomerApiKeys, useRevokeCustomerApiKey, useRotateCustomerApiKey, type KeyScope } from '../../queries/customers';
+import { KeyBudget } from './key-budget';
 
 type Key = Schemas['OperatorCustomerApiKey'];
 const SCOPES: KeyScope[] = ['read', 'purchase'];
@@ -20,14 +21,15 @@ function stateOf(key: Key): string {
 type Fresh = { label: string; value: string } | null;
 
 /**
- * The customer's scoped keys (Admin API over the same use cases as the Client API's key routes):
- * hints only; a new or rotated key is shown once with a copy button.
+ * The customer's scoped keys, by its internal id (the Admin API twin of the Client API's key routes,
+ * agent v2 §2.1): hints only; a new or rotated key is shown once with a copy button.
  */
-export function CustomerKeys({ customerRef }: { customerRef: string }) {
-  const keys = useCustomerApiKeys(customerRef);
+export function CustomerKeys({ customerId }: { customerId: string }) {
+  const keys = useCustomerApiKeys(customerId);
   const [fresh, setFresh] = useState<Fresh>(null);
-  const rotate = useRotateCustomerApiKey(customerRef, (value) => setFresh({ label: 'Replacement customer key', value }));
-  const revoke = useRevokeCustomerApiKey(customerRef);
+  const [budgetOf, setBudgetOf] = useState<Key | null>(null);
+  const rotate = useRotateCustomerApiKey(customerId, (value) => setFresh({ label: 'Replacement customer key', value }));
+  const revoke = useRevokeCustomerApiKey(customerId);
   const { ask, dialog } = useConfirm();
   const busy = rotate.isPending || revoke.isPending;
   const can = useCan('admin');
@@ -39,7 +41,7 @@ export function CustomerKeys({ customerRef }: { customerRef: string }) {
   });
   return (
     <>
-      <NewKeyForm customerRef={customerRef} busy={busy} onIssued={setFresh} />
+      <NewKeyForm customerId={customerId} busy={busy} onIssued={setFresh} />
       {fresh ? <SecretOnce label={fresh.label} value={fresh.value} onDismiss={() => setFresh(null)} /> : null}
       <ErrorNote error={rotate.error} title="Key not rotated" />
       <ErrorNote error={revoke.error} title="Key not revoked" />
@@ -47,11 +49,14 @@ export function CustomerKeys({ customerRef }: { customerRef: string }) {
         label="Customer keys"
         what="customer keys"
         query={keys}
-        rows={keys.data?.items}
+        rows={keys.data}
         rowKey={(k) => k.id}
         empty="No customer key."
         columns={keyColumns((k) => (
           <div className="row-actions">
+            <button type="button" className="secondary" aria-label={`Budget of ${k.keyHint}`} onClick={() => setBudgetOf(budgetOf?.id === k.id ? null : k)}>
+              Budget
+            </button>
             {(['Rotate', 'Revoke'] as const).map((verb) => (
               <button
                 key={verb}
@@ -68,6 +73,7 @@ export function CustomerKeys({ customerRef }: { customerRef: string }) {
           </div>
         ))}
       />
+      {budgetOf ? <KeyBudget key={budgetOf.id} customerId={customerId} keyId={budgetOf.id} keyHint={budgetOf.keyHint} /> : null}
       {dialog}
     </>
   );
@@ -97,9 +103,9 @@ function keyColumns(actions: (key: Key) => ReactNode): Column<Key>[] {
   ];
 }
 
-function NewKeyForm({ customerRef, busy, onIssued }: { customerRef: string; busy: boolean; onIssued: (fresh: Fresh) => void }) {
+function NewKeyForm({ customerId, busy, onIssued }: { customerId: string; busy: boolean; onIssued: (fresh: Fresh) => void }) {
   const [scopes, setScopes] = useState<Record<KeyScope, boolean>>({ read: true, purchase: false });
-  const create = useCreateCustomerApiKey(customerRef, (value) => onIssued({ label: 'New customer key', value }));
+  const create = useCreateCustomerApiKey(customerId, (value) => onIssued({ label: 'New customer key', value }));
   return (
     <Form
       access="admin"

@@ -8,6 +8,7 @@ import { Credits, Time } from '../../components/figures';
 import { ErrorNote } from '../../components/ui';
 import { subtractDecimals } from '../../format';
 import { usePoolGrants, usePoolLedger, useReverseTransaction } from '../../queries/credits';
+import { AutoTopup } from './auto-topup';
 import { PoolLinks } from './pool-links';
 
 type Grant = Schemas['CreditGrant'];
@@ -35,7 +36,7 @@ const LEDGER_COLUMNS: Column<Transaction>[] = [
 const REVERSIBLE = new Set(['GRANT', 'DEDUCTION']);
 
 /** A customer's pool with its links, a grant or deduction, its grants and its whole ledger (each grant or deduction reversible once). */
-export function Pool({ pool, projection, asOf }: { pool: Schemas['CreditPool']; projection: UsageReport['creditPools'][number] | undefined; asOf: string | undefined }) {
+export function Pool({ pool, projection, asOf, customerRef }: { pool: Schemas['CreditPool']; projection: UsageReport['creditPools'][number] | undefined; asOf: string | undefined; customerRef?: string }) {
   const grants = usePoolGrants(pool.id);
   const ledger = usePoolLedger(pool.id);
   const reverse = useReverseTransaction();
@@ -68,6 +69,7 @@ export function Pool({ pool, projection, asOf }: { pool: Schemas['CreditPool']; 
   return (
     <PoolCard pool={pool} projection={projection} asOf={asOf} ledger={ledger.data}>
       {pool.customerId ? <PoolLinks pool={pool} customerId={pool.customerId} /> : null}
+      {customerRef ? <AutoTopup pool={pool} customerRef={customerRef} /> : null}
       <h4>Grant or deduct</h4>
       <CreditMovementForm pool={pool} />
       <h4>Grants</h4>

@@ -78,9 +78,12 @@ function PortalLinkTable({ customerRef }: { customerRef: string }) {
 function NewPortalLinkForm({ customerRef, onIssued }: { customerRef: string; onIssued: (url: string) => void }) {
   const [expiresInSeconds, setLifetime] = useState(3600);
   const [allowPurchase, setAllowPurchase] = useState(false);
+  const [allowPlanChange, setAllowPlanChange] = useState(false);
+  const [allowCancel, setAllowCancel] = useState(false);
+  const [allowAutoTopup, setAllowAutoTopup] = useState(false);
   const [returnUrl, setReturnUrl] = useState('');
   const create = useCreatePortalLink(customerRef, onIssued);
-  const body = { expiresInSeconds, allowPurchase, ...(returnUrl.trim() ? { returnUrl: returnUrl.trim() } : {}) };
+  const body = { expiresInSeconds, allowPurchase, allowPlanChange, allowCancel, allowAutoTopup, ...(returnUrl.trim() ? { returnUrl: returnUrl.trim() } : {}) };
   return (
     <Form label="New portal link" submission={create} onSubmit={() => create.mutate(body)} submit="Create link" pending="Creating…" failed="Link not created">
       <Field label="Lifetime" name="expiresInSeconds">
@@ -93,6 +96,9 @@ function NewPortalLinkForm({ customerRef, onIssued }: { customerRef: string; onI
         </select>
       </Field>
       <Check label="Allow credit top-ups" checked={allowPurchase} onChange={setAllowPurchase} />
+      <Check label="Allow plan changes (catalog, subscribe, change plan)" checked={allowPlanChange} onChange={setAllowPlanChange} />
+      <Check label="Allow cancelling at the end of the period" checked={allowCancel} onChange={setAllowCancel} />
+      <Check label="Allow auto top-up settings" checked={allowAutoTopup} onChange={setAllowAutoTopup} />
       <Field label="Back link (optional)" name="returnUrl">
         <input type="url" name="returnUrl" value={returnUrl} placeholder="https://…" onChange={(e) => setReturnUrl(e.target.value)} />
       </Field>

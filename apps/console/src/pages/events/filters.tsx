@@ -1,19 +1,11 @@
 import { useState } from 'react';
 import { Field, Form } from '../../components/form';
+import { isoToLocal as toLocal, localToIso as toIso } from '../../local-time';
 import { syncWithUrl, type UrlFormSync } from '../../url-form';
 
 export const FILTERS = ['customerReferenceId', 'featureKey', 'eventType', 'flowId', 'from', 'to'] as const;
 type Filter = (typeof FILTERS)[number];
 type Values = Record<Filter, string>;
-
-/** datetime-local text (the user's zone) ↔ the ISO instant the API takes. */
-const toIso = (local: string) => (local ? new Date(local).toISOString() : '');
-function toLocal(iso: string | null): string {
-  if (!iso) return '';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-}
 
 const EMPTY_FILTERS: Values = { customerReferenceId: '', featureKey: '', eventType: '', flowId: '', from: '', to: '' };
 

@@ -6,6 +6,7 @@ import { Time } from '../../components/figures';
 import { EmptyState, QueryView } from '../../components/ui';
 import { takePortalToken } from '../../portal-api';
 import { linkEnded, usePortalCustomer, usePortalInvoices, usePortalPools, usePortalSession, usePortalUsage } from '../../queries/portal';
+import { AutoTopupForm, CardSection, mayPay, PlanActions } from './actions';
 import { PortalInvoices } from './invoices';
 import { PortalPool } from './pool';
 import { TopUp } from './top-up';
@@ -90,7 +91,12 @@ function Portal({ customerRef: ref, session }: { customerRef: string; session: S
       <PortalHeader customerRef={ref} session={session} />
       <h2>Plan</h2>
       <QueryView query={customer} what="your plan">
-        {(c) => <SubscriptionsTable label="Plan" subscriptions={(c.subscriptions ?? []) as Schemas['Subscription'][]} />}
+        {(c) => (
+          <>
+            <SubscriptionsTable label="Plan" subscriptions={(c.subscriptions ?? []) as Schemas['Subscription'][]} />
+            {session ? <PlanActions scopes={session.scopes} subscriptions={(c.subscriptions ?? []) as Schemas['Subscription'][]} /> : null}
+          </>
+        )}
       </QueryView>
       <h2>Credits</h2>
       <QueryView query={pools} what="your credits">
@@ -105,6 +111,8 @@ function Portal({ customerRef: ref, session }: { customerRef: string; session: S
         }
       </QueryView>
       {session && pools.data ? <TopUp offers={session.topUpPools} pools={pools.data.items} operator={session.operatorName} /> : null}
+      {session?.scopes.includes('auto_topup') && pools.data ? pools.data.items.filter((p) => p.status !== 'ARCHIVED').map((p) => <AutoTopupForm key={p.id} customerRef={ref} pool={p} />) : null}
+      {session && mayPay(session.scopes) ? <CardSection customerRef={ref} /> : null}
       <h2>Usage this period</h2>
       <QueryView query={usage} what="your usage">
         {(report) => <UsageTable report={report} />}

@@ -4,18 +4,20 @@ import { DataTable, type Column } from '../../components/data-table';
 import { Time } from '../../components/figures';
 import { Field, Form } from '../../components/form';
 import { PageHeader, StatusBadge } from '../../components/ui';
+import { isoToLocal, localToIso } from '../../local-time';
 import { DELIVERY_STATUSES, useWebhookDeliveries, useWebhookEndpoints, WEBHOOK_EVENT_TYPES, type DeliveryQuery, type WebhookDelivery } from '../../queries/webhooks';
 import { paths } from '../../routes';
 import { AnyChoice, EndpointPicker, endpointLabel, filtersOf, searchOf, useOffsetParam } from './common';
 
 const PAGE_SIZE = 25;
-const FILTERS = ['endpointId', 'status', 'eventType', 'eventId'] as const;
+const FILTERS = ['endpointId', 'status', 'eventType', 'eventId', 'since', 'until'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
 
 /**
  * The deliveries log (§E4.4), newest first: one event on its way to one endpoint, its status and
- * attempts; filtered by endpoint, status and event type (in the URL, so a filtered view can be
- * shared or linked from an endpoint), paged by offset. A delivery opens with its attempts.
+ * attempts; filtered by endpoint, status, event type and creation time `[since, until)` (in the URL,
+ * as instants, so a filtered view can be shared or linked from an endpoint), paged by offset. A
+ * delivery opens with its attempts.
  */
 export default function WebhookDeliveriesPage() {
   const [params, setParams] = useSearchParams();
@@ -64,16 +66,18 @@ function deliveryColumns(endpoint: (d: WebhookDelivery) => ReactNode): Column<We
   ];
 }
 
+/** The form shows `since` and `until` in the user's zone; the URL and the API take instants. */
 function DeliveryFilters({ initial, onApply }: { initial: Filters; onApply: (next: Filters) => void }) {
-  const [values, setValues] = useState<Filters>(initial);
+  const [values, setValues] = useState<Filters>({ ...initial, since: isoToLocal(initial.since), until: isoToLocal(initial.until) });
   const set = (name: keyof Filters) => (value: string) => setValues({ ...values, [name]: value });
   const clear = (
-    <button type="button" className="secondary" onClick={() => onApply({ endpointId: '', status: '', eventType: '', eventId: '' })}>
+    <button type="button" className="secondary" onClick={() => onApply({ endpointId: '', status: '', eventType: '', eventId: '', since: '', until: '' })}>
       Clear
     </button>
   );
+  const apply = () => onApply({ ...values, since: localToIso(values.since), until: localToIso(values.until) });
   return (
-    <Form access="read" label="Delivery filters" submission={{ isPending: false, error: null }} onSubmit={() => onApply(values)} submit="Apply filters" failed="" after={clear}>
+    <Form access="read" label="Delivery filters" submission={{ isPending: false, error: null }} onSubmit={apply} submit="Apply filters" failed="" after={clear}>
       <Field label="Endpoint">
         <EndpointPicker value={values.endpointId} onChange={set('endpointId')} none="Any endpoint" name="endpointId" />
       </Field>
@@ -82,6 +86,12 @@ function DeliveryFilters({ initial, onApply }: { initial: Filters; onApply: (nex
       </Field>
       <Field label="Event type">
         <AnyChoice value={values.eventType} options={WEBHOOK_EVENT_TYPES} onChange={set('eventType')} name="eventType" />
+      </Field>
+      <Field label="Since">
+        <input type="datetime-local" name="since" value={values.since} onChange={(e) => set('since')(e.target.value)} />
+      </Field>
+      <Field label="Until">
+        <input type="datetime-local" name="until" value={values.until} onChange={(e) => set('until')(e.target.value)} />
       </Field>
       {values.eventId ? <span className="muted small">Event {values.eventId} only</span> : null}
     </Form>

@@ -4,30 +4,41 @@ import { DataTable, type Column } from '../../components/data-table';
 import { Time } from '../../components/figures';
 import { Field, Form } from '../../components/form';
 import { PageHeader } from '../../components/ui';
+import { isoToLocal, localToIso } from '../../local-time';
 import { useWebhookEvents, WEBHOOK_EVENT_TYPES, type EventLogQuery, type WebhookEvent } from '../../queries/webhooks';
 import { paths } from '../../routes';
-import { AnyChoice, Payload, useOffsetParam } from './common';
+import { AnyChoice, filtersOf, Payload, searchOf, useOffsetParam } from './common';
 import { ResendForm } from './resend-form';
 
 const PAGE_SIZE = 25;
+const FILTERS = ['type', 'since', 'until'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
 
 /**
- * The event log (§E4.6), newest first, filtered by type: every recorded event, whether or not an
- * endpoint received it. An event opens to its payload, as JSON text exactly as the API sent it
- * (amounts stay decimal strings), its deliveries, and a resend to an endpoint.
+ * The event log (§E4.6), newest first, filtered by type and creation time `[since, until)` (in the
+ * URL, as instants): every recorded event, whether or not an endpoint received it. An event opens to
+ * its payload, as JSON text exactly as the API sent it (amounts stay decimal strings), its
+ * deliveries, and a resend to an endpoint.
  */
 export default function WebhookEventsPage() {
   const [params, setParams] = useSearchParams();
   const { offset, goTo } = useOffsetParam(params, setParams);
-  const type = params.get('type') ?? '';
-  const query: EventLogQuery = { limit: PAGE_SIZE, offset, ...(type ? { type: type as EventLogQuery['type'] } : {}) };
+  const filters = filtersOf(params, FILTERS);
+  const { type } = filters;
+  const query: EventLogQuery = {
+    limit: PAGE_SIZE,
+    offset,
+    ...(type ? { type: type as EventLogQuery['type'] } : {}),
+    ...(filters.since ? { since: filters.since } : {}),
+    ...(filters.until ? { until: filters.until } : {}),
+  };
   const events = useWebhookEvents(query);
   const [open, setOpen] = useState<string | null>(null);
   const page = events.data;
   return (
     <section>
       <PageHeader title="Webhook event log" />
-      <TypeFilter key={type} initial={type} onApply={(next) => setParams(next ? new URLSearchParams({ type: next }) : new URLSearchParams())} />
+      <EventLogFilters key={searchOf(filters).toString()} initial={filters} onApply={(next) => setParams(searchOf(next))} />
       <DataTable
         label="Webhook events"
         query={events}
@@ -46,7 +57,7 @@ export default function WebhookEventsPage() {
             </>
           ) : null
         }
-        empty={type ? 'No event of this type yet.' : 'No event recorded yet: events are recorded as customers, subscriptions and invoices change, or send a test event from'}
+        empty={type || filters.since || filters.until ? 'No event matches these filters.' : 'No event recorded yet: events are recorded as customers, subscriptions and invoices change, or send a test event from'}
         next={{ label: 'Endpoints', to: paths.webhookEndpoints }}
         paging={page ? { ...page.pagination, onGo: goTo } : undefined}
       />
@@ -64,17 +75,26 @@ function eventColumns(toggle: (e: WebhookEvent) => ReactNode): Column<WebhookEve
   ];
 }
 
-function TypeFilter({ initial, onApply }: { initial: string; onApply: (type: string) => void }) {
-  const [type, setType] = useState(initial);
+/** The form shows `since` and `until` in the user's zone; the URL and the API take instants. */
+function EventLogFilters({ initial, onApply }: { initial: Filters; onApply: (next: Filters) => void }) {
+  const [values, setValues] = useState<Filters>({ ...initial, since: isoToLocal(initial.since), until: isoToLocal(initial.until) });
+  const set = (name: keyof Filters) => (value: string) => setValues({ ...values, [name]: value });
   const clear = (
-    <button type="button" className="secondary" onClick={() => onApply('')}>
+    <button type="button" className="secondary" onClick={() => onApply({ type: '', since: '', until: '' })}>
       Clear
     </button>
   );
+  const apply = () => onApply({ ...values, since: localToIso(values.since), until: localToIso(values.until) });
   return (
-    <Form access="read" label="Event filters" submission={{ isPending: false, error: null }} onSubmit={() => onApply(type)} submit="Apply filters" failed="" after={clear}>
+    <Form access="read" label="Event filters" submission={{ isPending: false, error: null }} onSubmit={apply} submit="Apply filters" failed="" after={clear}>
       <Field label="Event type">
-        <AnyChoice value={type} options={WEBHOOK_EVENT_TYPES} onChange={setType} name="type" />
+        <AnyChoice value={values.type} options={WEBHOOK_EVENT_TYPES} onChange={set('type')} name="type" />
+      </Field>
+      <Field label="Since">
+        <input type="datetime-local" name="since" value={values.since} onChange={(e) => set('since')(e.target.value)} />
+      </Field>
+      <Field label="Until">
+        <input type="datetime-local" name="until" value={values.until} onChange={(e) => set('until')(e.target.value)} />
       </Field>
     </Form>
   );

@@ -105,6 +105,26 @@ function toCustomerKey(row: KeyRow, now: Date): CustomerKey {
 
 const keyNotFound = (keyId: string) => notFound(`API key not found: ${keyId}`);
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Throws 404 `API key not found: <keyId>` unless `keyId` names a customer key (revoked or not) of
+ * this customer: another customer's key, a tenant key, an unknown id and a non-UUID alike.
+ */
+export async function requireCustomerKey(db: Executor, input: { accountId: string; customerId: string; keyId: string }): Promise<void> {
+  const row = UUID.test(input.keyId)
+    ? await db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('id', '=', input.keyId)
+        .where('account_id', '=', input.accountId)
+        .where('kind', '=', 'CUSTOMER')
+        .where('customer_id', '=', input.customerId)
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw keyNotFound(input.keyId);
+}
+
 /**
  * One page of a customer's keys, revoked and expired ones included (`active: false`), oldest first
  * (created_at, then id): new keys land at the end, so paging while keys are issued skips none.
@@ -181,4 +201,23 @@ export async function rotateCustomerKey(
     environment: input.environment,
     now: input.now,
   });
+}
+
+/**
+ * Revokes every active key of the customer inside the caller's transaction (an expired provisional
+ * customer, api-contract-agent-v2.md §4.7); every node forgets the account's cached keys on commit.
+ * Returns how many it revoked.
+ */
+export async function revokeAllCustomerKeys(tx: Tx, cache: NodeCache, input: { accountId: string; customerId: string; now: Date }): Promise<number> {
+  const rows = await tx
+    .updateTable('api_keys')
+    .set({ revoked_at: input.now })
+    .where('account_id', '=', input.accountId)
+    .where('kind', '=', 'CUSTOMER')
+    .where('customer_id', '=', input.customerId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  if (rows.length > 0) await forgetAccountKeys(cache, tx, input.accountId);
+  return rows.length;
 }

@@ -7,6 +7,8 @@ export {
   customerKeyEnvironment,
   issueCustomerKey,
   listCustomerKeys,
+  requireCustomerKey,
+  revokeAllCustomerKeys,
   revokeCustomerKey,
   rotateCustomerKey,
   type CustomerKey,

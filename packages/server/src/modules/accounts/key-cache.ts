@@ -5,7 +5,7 @@ import type { Principal } from '../../platform/http/principal.js';
 /** API keys as the node cache holds them: by key hash (never the plaintext), tagged by account. */
 const API_KEYS = 'api-keys';
 /** `lastUsedAt` is this node's latest knowledge, moved forward when it writes a new use. */
-type CachedKey = { principal: Principal; expiresAt: Date | null; lastUsedAt: Date | null };
+type CachedKey = { principal: Principal; expiresAt: Date | null; lastUsedAt: Date | null; provisionalUntil: Date | null };
 
 export const keyCache = (cache: NodeCache) => cache.region<CachedKey>(API_KEYS, (key) => key.principal.accountId);
 
@@ -15,3 +15,6 @@ export const keyCache = (cache: NodeCache) => cache.region<CachedKey>(API_KEYS, 
  * notification arrives (ADR 0013).
  */
 export const forgetAccountKeys = (cache: NodeCache, tx: Tx, accountId: string) => cache.invalidateOnCommit(tx, API_KEYS, accountId);
+
+/** This node forgets the account's cached keys now (a stale entry found outside any transaction). */
+export const forgetAccountKeysHere = (cache: NodeCache, accountId: string) => cache.invalidate(API_KEYS, accountId);

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import { AppError, notFound } from '../../platform/errors/app-error.js';
-import type { CustomerScope, Principal } from '../../platform/http/principal.js';
+import type { PortalScope, Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { generateKey, hashKey, keyHint, type KeyEnvironment } from '../../platform/security/api-keys.js';
 import type { PortalSessionsTable } from './tables.js';
@@ -16,7 +16,7 @@ export type PortalSession = {
   id: string;
   customerId: string;
   tokenHint: string;
-  scopes: CustomerScope[];
+  scopes: PortalScope[];
   returnUrl: string | null;
   createdAt: Date;
   expiresAt: Date;
@@ -42,7 +42,7 @@ function toPortalSession(row: SessionRow, now: Date): PortalSession {
     id: row.id,
     customerId: row.customer_id,
     tokenHint: row.token_hint,
-    scopes: row.scopes as CustomerScope[],
+    scopes: row.scopes as PortalScope[],
     returnUrl: row.return_url,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
@@ -54,7 +54,7 @@ function toPortalSession(row: SessionRow, now: Date): PortalSession {
 /** Writes a new portal session (only the token's hash and hint are stored) in the caller's transaction. */
 export async function issuePortalSession(
   db: Executor,
-  input: { accountId: string; customerId: string; scopes: CustomerScope[]; returnUrl: string | null; environment: KeyEnvironment; now: Date; expiresAt: Date },
+  input: { accountId: string; customerId: string; scopes: PortalScope[]; returnUrl: string | null; environment: KeyEnvironment; now: Date; expiresAt: Date },
 ): Promise<IssuedPortalSession> {
   const token = generateKey('portal', input.environment);
   const row: SessionRow = {
@@ -133,7 +133,7 @@ export async function resolvePortalToken(db: Executor, token: string, now: Date)
     accountId: row.account_id,
     keyId: row.id,
     customerId: row.customer_id,
-    scopes: row.scopes as CustomerScope[],
+    scopes: row.scopes as PortalScope[],
     portalSessionId: row.id,
   };
 }

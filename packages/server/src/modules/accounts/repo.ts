@@ -149,7 +149,7 @@ export function findActiveTenantKeyHint(db: Executor, accountId: string) {
 export async function findUnrevokedKeyByHash(
   db: Executor,
   keyHash: string,
-): Promise<{ principal: Principal; expiresAt: Date | null; lastUsedAt: Date | null } | null> {
+): Promise<{ principal: Principal; expiresAt: Date | null; lastUsedAt: Date | null; provisionalUntil: Date | null } | null> {
   const row = await db
     .selectFrom('api_keys')
     .select(['id', 'account_id', 'kind', 'customer_id', 'scopes', 'expires_at', 'last_used_at'])
@@ -157,11 +157,25 @@ export async function findUnrevokedKeyByHash(
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   if (!row) return null;
+  // A key of an agent-signup customer that is not claimed stops working at the customer's expiry
+  // (api-contract-agent-v2.md §4.7); an expired customer's keys are refused at once. A statement of
+  // its own, by the customer's key: on Citus api_keys is a reference table and customers is
+  // distributed, and a correlated subquery from one into the other is refused.
+  const customer = row.customer_id
+    ? await db
+        .selectFrom('customers as c')
+        .select((c) => c.case().when('c.agent_status', '=', 'expired').then(c.ref('c.created_at')).else(c.ref('c.agent_expires_at')).end().as('until'))
+        .where('c.account_id', '=', row.account_id)
+        .where('c.id', '=', row.customer_id)
+        .where('c.agent_status', 'in', ['provisional', 'expired'])
+        .executeTakeFirst()
+    : undefined;
+  const provisionalUntil = customer?.until ?? null;
   const principal: Principal =
     row.kind === 'TENANT'
       ? { kind: 'tenant', accountId: row.account_id, keyId: row.id }
       : { kind: 'customer', accountId: row.account_id, keyId: row.id, customerId: row.customer_id!, scopes: row.scopes as CustomerScope[] };
-  return { principal, expiresAt: row.expires_at, lastUsedAt: row.last_used_at };
+  return { principal, expiresAt: row.expires_at, lastUsedAt: row.last_used_at, provisionalUntil };
 }
 
 /**

@@ -9,7 +9,7 @@ import { classifyKey, generateKey, hashKey, keyHint } from '../../platform/secur
 import { signAdminToken, verifyAdminToken } from '../../platform/security/jwt.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../platform/security/passwords.js';
 import { computeRetryAfterSeconds, throttleSubjects } from './domain.js';
-import { forgetAccountKeys, keyCache } from './key-cache.js';
+import { forgetAccountKeys, forgetAccountKeysHere, keyCache } from './key-cache.js';
 import { resolvePortalToken } from './portal-sessions.js';
 import { openOperatorSession, SESSION_TTL_SECONDS, type OperatorUser } from './sessions.js';
 import * as repo from './repo.js';
@@ -155,8 +155,9 @@ export async function resolveApiKey(ctx: AppContext, key: string): Promise<Princ
   // Portal tokens are not cached (ADR 0025): the portal is low-traffic and a revocation must hold everywhere at once.
   if (classifyKey(key) === 'portal') return resolvePortalToken(ctx.db, key, ctx.clock.now());
   const hash = hashKey(key);
-  const found = await keyCache(ctx.cache).get(hash, () => repo.findUnrevokedKeyByHash(ctx.db, hash));
+  let found = await keyCache(ctx.cache).get(hash, () => repo.findUnrevokedKeyByHash(ctx.db, hash));
   const now = ctx.clock.now();
+  if (found?.provisionalUntil != null && found.provisionalUntil <= now) found = await provisionalKeyNow(ctx, hash, now);
   if (!found || (found.expiresAt !== null && found.expiresAt <= now)) return null;
   const staleBefore = new Date(now.getTime() - KEY_USE_RESOLUTION_MS);
   if (found.principal.kind !== 'admin' && (found.lastUsedAt === null || found.lastUsedAt < staleBefore)) {
@@ -165,6 +166,19 @@ export async function resolveApiKey(ctx: AppContext, key: string): Promise<Princ
     await repo.recordKeyUse(ctx.db, found.principal.keyId, now, staleBefore);
   }
   return found.principal;
+}
+
+/**
+ * A cached key whose provisional customer's expiry has passed (api-contract-agent-v2.md §4.7,
+ * refused at once, before the expiry job): read again, since a payment may have claimed the
+ * customer meanwhile. Still unclaimed: null (401). Claimed: this node forgets the account's cached
+ * keys so the next request caches the key without the expiry.
+ */
+async function provisionalKeyNow(ctx: AppContext, hash: string, now: Date) {
+  const fresh = await repo.findUnrevokedKeyByHash(ctx.db, hash);
+  if (!fresh || (fresh.provisionalUntil !== null && fresh.provisionalUntil <= now)) return null;
+  forgetAccountKeysHere(ctx.cache, fresh.principal.accountId);
+  return fresh;
 }
 
 export async function resolveAdminToken(ctx: AppContext, token: string): Promise<Principal | null> {

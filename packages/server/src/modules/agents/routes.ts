@@ -5,6 +5,7 @@ import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { envelopeSchema, errorEnvelopeSchema, ok } from '../../platform/http/envelope.js';
 import { getPricingDocument, matchesETag } from './pricing/service.js';
 import { PRICING_CACHE_CONTROL, PricingDocumentSchema, SIGNUP_BODY_LIMIT_BYTES, SignupRequestSchema, SignupResultSchema, SlugParamsSchema } from './schema.js';
+import { openMandatePage } from './mandate/service.js';
 import { signUpAgent } from './signup/service.js';
 
 const tags = ['Agents'];
@@ -48,7 +49,9 @@ export function agentPublicRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             'No authentication. Creates an `agent_…` customer subscribed to the catalog\'s default free plan and issues a ' +
             'customer key with scopes read and purchase (shown once). An unknown slug, signup switched off or no usable ' +
             'default plan answer the same 404 `not_found` "No signup at this address". At or above the account\'s hourly ' +
-            'cap (rolling hour) the answer is 429 `rate_limited` with `Retry-After` in seconds. Bodies over 4 KiB: 413.',
+            'cap (rolling hour), or the per-address cap (agentSignupPerIpCap, counted across all accounts), the answer is 429 ' +
+            '`rate_limited` with `Retry-After` in seconds. The customer is provisional until paid, for agentProvisionalDays. ' +
+            'A spend_mandate that fails its checks is 400 and nothing is saved. Bodies over 4 KiB: 413.',
           params: SlugParamsSchema,
           body: SignupRequestSchema,
           response: { 201: envelopeSchema(SignupResultSchema), 429: errorEnvelopeSchema },
@@ -56,7 +59,8 @@ export function agentPublicRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const baseUrl = publicBaseUrl(ctx.config.publicBaseUrl, request);
-        return reply.code(201).send(ok(await signUpAgent(ctx, { slug: request.params.slug, ...request.body, baseUrl })));
+        const input = { slug: request.params.slug, ...request.body, baseUrl, clientAddress: request.ip };
+        return reply.code(201).send(ok(await signUpAgent(ctx, input, openMandatePage)));
       },
     );
   };

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { decimalOutput } from '../../platform/http/decimal-schema.js';
+import { SpendMandateAnswerSchema, SpendMandateRequestSchema } from './mandate/schema.js';
 import { PRICING_SCHEMA_URL } from './pricing/domain.js';
+import { AgentLimitsSchema } from './status/schema.js';
 
 /** Largest signup body: an e-mail and a name fit many times over; anything bigger is 413 before parsing. */
 export const SIGNUP_BODY_LIMIT_BYTES = 4 * 1024;
@@ -53,6 +55,7 @@ export const SignupRequestSchema = z.object({
     .pipe(z.email({ error: 'must be a valid e-mail address' }))
     .meta({ format: 'email', description: 'Contact e-mail of the agent or its operator (surrounding spaces are trimmed)' }),
   name: z.string().max(100).optional().describe("Stored as the customer's first name"),
+  spend_mandate: SpendMandateRequestSchema.optional().describe('Ask the principal for a spend mandate (api-contract-agent-v2.md §4.6); a 400 here saves nothing'),
 });
 
 export const SignupResultSchema = z
@@ -61,12 +64,27 @@ export const SignupResultSchema = z
     apiKey: z.string().describe('The customer key (ck_…), shown once'),
     apiKeyScopes: z.array(z.enum(['read', 'purchase'])),
     plan: z.string().describe('Key of the plan subscribed to'),
+    status: z.literal('provisional'),
+    expires_at: z.date().describe('Signup time + agentProvisionalDays'),
+    limits: AgentLimitsSchema,
+    spend_mandate: SpendMandateAnswerSchema.nullable().describe('null unless asked; else pending (a page was opened) or unavailable'),
+    status_url: z.string(),
+    owner_url: z.string(),
     nextSteps: z.object({
       base_url: z.string(),
       check_entitlement: z.string(),
       record_usage: z.string(),
       credit_balances: z.string(),
       docs: z.string(),
+      pricing: z.string(),
+      check_entitlement_template: z.string(),
+      check_entitlement_example: z.string().optional().describe('Only when the plan has a feature'),
+      usage_summary: z.string(),
+      usage_history: z.string(),
+      usage_events: z.string(),
+      buy_credits: z.string(),
+      change_plan: z.string(),
+      runbook: z.string(),
     }),
   })
   .meta({ id: 'AgentSignup' });

@@ -11,6 +11,8 @@ export interface AgentSignupsTable {
   account_id: string;
   customer_id: string;
   created_at: Date;
+  /** The client address the signup came from (migration 0046): the TCP peer, or X-Forwarded-For behind a trusted proxy. */
+  client_address: string | null;
 }
 
 declare module '../../platform/db/tables.js' {

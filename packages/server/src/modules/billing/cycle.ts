@@ -8,6 +8,7 @@ import { basePriceLine, finaliseInvoice, raiseInvoice, usageLines } from './invo
 import { onPeriodPaid, onSubscriptionEnded } from './lifecycle.js';
 import { computeNextPeriod } from './periods.js';
 import { recordPastDue, recordPlanChanged, recordSubscriptionEvent } from './outbound.js';
+import { updateInvoice } from './finalisation.js';
 import * as repo from './repo.js';
 
 /**
@@ -129,7 +130,7 @@ async function runPastDue(ctx: AppContext, now: Date): Promise<void> {
       if (!invoice || invoice.status !== 'DUE') return;
       const subscription = (await repo.lockSubscription(tx, i.account_id, invoice.subscription_id))!;
       if (invoice.due_date.getTime() + subscription.grace_period_days * 86_400_000 >= now.getTime()) return;
-      const pastDue = await repo.updateInvoice(tx, { ...invoice, status: 'PAST_DUE', modified_at: now });
+      const pastDue = await updateInvoice(tx, { ...invoice, status: 'PAST_DUE', modified_at: now });
       await recordPastDue(tx, pastDue, await repo.updateSubscription(tx, { ...subscription, entitlements_revoked: true, modified_at: now }), now);
     }),
   );

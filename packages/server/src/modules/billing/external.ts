@@ -5,8 +5,10 @@ import * as catalog from '../catalog/index.js';
 import { settleInvoice } from './invoices.js';
 import { raiseInvoice, type InvoiceLine } from './invoicing.js';
 import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
+import { settleUpgradeSpend } from './paid-upgrade.js';
 import { computeInitialPeriod } from './periods.js';
 import { recordInvoiceEvent, recordPastDue, recordPlanChanged, recordSubscriptionEvent } from './outbound.js';
+import { updateInvoice } from './finalisation.js';
 import * as repo from './repo.js';
 
 /**
@@ -129,6 +131,9 @@ async function applyPlanChange(tx: Tx, subscription: repo.SubscriptionRow, bille
   if (change.type === 'DOWNGRADE' && !(when.periodStarted && change.effective_at <= subscription.current_period_start)) return subscription;
   const from = (await catalog.findPlan(tx, subscription.account_id, subscription.plan_id))!;
   const to = (await catalog.findPlan(tx, subscription.account_id, change.to_plan_id))!;
+  // A paid upgrade's money (api-contract-agent-v2.md §4.8) counts once the outside billed it: its
+  // reservation stays, a hosted payment counts against the key that asked (before the grant's pools).
+  if (change.type === 'UPGRADE') await settleUpgradeSpend(tx, { accountId: subscription.account_id, customerId: subscription.customer_id, id: change.id }, now);
   const swapped = await repo.updateSubscription(tx, { ...subscription, plan_id: to.id, modified_at: now });
   await repo.setPlanChangeStatus(tx, subscription.account_id, change.id, 'COMPLETED');
   await recordPlanChanged(tx, swapped, from, change.type, now);
@@ -224,14 +229,14 @@ export async function applyExternalInvoiceStatus(
   const invoice = await repo.lockInvoice(tx, accountId, invoiceId);
   if (!invoice || invoice.status === 'PAID' || invoice.status === 'VOID' || invoice.status === status) return;
   if (status === 'PAID') {
-    if (invoice.status === 'PENDING') await repo.updateInvoice(tx, { ...invoice, status: 'DUE', modified_at: now });
+    if (invoice.status === 'PENDING') await updateInvoice(tx, { ...invoice, status: 'DUE', modified_at: now });
     if (invoice.status === 'PENDING' || invoice.status === 'DUE' || invoice.status === 'PAST_DUE') await settleInvoice(tx, accountId, invoiceId, now, beforeSettled);
     return;
   }
   const order: InvoiceStatus[] = ['PENDING', 'DUE', 'PAST_DUE'];
   const forward = status === 'VOID' || order.indexOf(status) > order.indexOf(invoice.status);
   if (!forward || !order.includes(invoice.status)) return;
-  const moved = await repo.updateInvoice(tx, { ...invoice, status, modified_at: now });
+  const moved = await updateInvoice(tx, { ...invoice, status, modified_at: now });
   if (status === 'PAST_DUE') await revokeEntitlements(tx, moved, now);
   if (status === 'VOID') await recordInvoiceEvent(tx, 'invoice.voided', moved, now);
   if (status === 'VOID' && invoice.status === 'PAST_DUE') await restoreEntitlements(tx, accountId, invoice.subscription_id, now);

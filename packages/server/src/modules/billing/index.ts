@@ -10,13 +10,20 @@ export { billingAdminRoutes, billingClientRoutes } from './routes.js';
 export {
   changeAtProcessor,
   checkSubscribePayment,
+  checkUpgradePayment,
   collectInitialPayment,
+  collectUpgradePayment,
   processorDrivesSubscription,
   subscribeThroughProcessor,
+  voidUpgradePayment,
   type ProcessorChange,
+  type InitialPayment,
   type InitialPaymentOutcome,
   type ProcessorSubscribeOutcome,
   type SubscribePayment,
+  type UpgradePayment,
+  type UpgradePaymentCheck,
+  type UpgradePaymentOutcome,
 } from './payment-slots.js';
 export {
   applyExternalInvoiceStatus,

@@ -4,11 +4,14 @@ import type { Executor, Tx } from '../../platform/db/database.js';
 import { conflict, invalid, notFound } from '../../platform/errors/app-error.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
+import { dec } from '../../platform/money.js';
 import * as catalog from '../catalog/index.js';
-import { resolveCallerCustomer } from '../customers/index.js';
+import { claimCustomer, resolveCallerCustomer } from '../customers/index.js';
 import { getAccountSettings } from '../settings/index.js';
 import { onPeriodPaid } from './lifecycle.js';
+import { completePaidUpgrade } from './paid-upgrade.js';
 import { recordInvoiceEvent, recordSubscriptionEvent } from './outbound.js';
+import { updateInvoice } from './finalisation.js';
 import * as repo from './repo.js';
 import { toInvoiceViews } from './views.js';
 
@@ -37,7 +40,8 @@ export async function markInvoicePaid(ctx: AppContext, accountId: string, invoic
  * invoice activates the subscription (and grants its period's plan credits); paying the last
  * past-due invoice restores its entitlements. VOID or CANCELLED invoices cannot be paid (409).
  * Returns undefined for an unknown invoice. Records `invoice.paid` (not for a CREDIT invoice), then
- * `subscription.activated` when it activates; `beforeSettled` runs under the lock only when this call
+ * `subscription.activated` when it activates, or completes the upgrade a paid upgrade's invoice waits
+ * for (its plan change and credit difference); `beforeSettled` runs under the lock only when this call
  * settles it (the payments module records the processor's payment there, once per settlement).
  */
 export async function settleInvoice(
@@ -55,9 +59,12 @@ export async function settleInvoice(
   }
   const subscription = (await repo.lockSubscription(tx, accountId, invoice.subscription_id))!;
   if (beforeSettled) await beforeSettled(invoice);
-  const updated = await repo.updateInvoice(tx, { ...invoice, status: 'PAID', paid_at: now, modified_at: now });
+  const updated = await updateInvoice(tx, { ...invoice, status: 'PAID', paid_at: now, modified_at: now });
   if (updated.type !== 'CREDIT') await recordInvoiceEvent(tx, 'invoice.paid', updated, now);
-  let next = subscription;
+  // An invoice paid with money claims a provisional agent customer (api-contract-agent-v2.md §4.7); the free signup invoice does not.
+  if (dec(updated.amount).gt(0)) await claimCustomer(tx, accountId, updated.customer_id, now);
+  // A paid upgrade's invoice completes the change it waits for (api-contract-agent-v2.md §4.8).
+  let next = await completePaidUpgrade(tx, updated, subscription, now);
   // is_active never goes back to false but at the end (final), so this is its first activation.
   if (invoice.type === 'IN_ADVANCE_INITIAL' && !subscription.is_active && !subscription.ended_at && !subscription.cancelled_at) {
     next = await repo.updateSubscription(tx, { ...subscription, is_active: true, modified_at: now });

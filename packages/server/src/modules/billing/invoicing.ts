@@ -1,13 +1,19 @@
 import type { Tx } from '../../platform/db/database.js';
 import type { InvoiceStatus, InvoiceType } from './tables.js';
 import { newId } from '../../platform/ids.js';
-import { Money, dec, type Decimal } from '../../platform/money.js';
+import { Money, dec, roundUnitPrice, type Decimal } from '../../platform/money.js';
 import { type Plan, computeGraduatedCost, fromStoredRuleValue } from '../catalog/index.js';
 import * as catalog from '../catalog/index.js';
 import { recordInvoiceEvent } from './outbound.js';
+import { insertInvoice, recordFinalized, updateInvoice } from './finalisation.js';
 import * as repo from './repo.js';
 
-export type InvoiceLine = { description: string; amount: Decimal; featureId?: string | null };
+/**
+ * A line as billing computes it. `quantity` defaults to 1 and `unitPrice` to the rounded amount
+ * (proration, credit, adjustment lines: §4.2); usage lines give their units and the rule's price,
+ * graduated usage a null unit price.
+ */
+export type InvoiceLine = { description: string; amount: Decimal; featureId?: string | null; quantity?: Decimal; unitPrice?: Decimal | null };
 
 type RaiseInvoiceInput = {
   subscription: repo.SubscriptionRow;
@@ -18,20 +24,24 @@ type RaiseInvoiceInput = {
   period: { start: Date; end: Date };
   lines: InvoiceLine[];
   now: Date;
+  /** Shown on the invoice as it is; a paid upgrade's invoice names its change (`planChangeId`). */
+  metadata?: Record<string, unknown>;
+  /** Chosen by a caller that names the invoice before writing it (a paid upgrade reserves money under it). */
+  id?: string;
 };
 
 /**
  * Writes an invoice and its lines. Each line is rounded to the invoice currency's minor units
  * (HALF_UP: JPY 0, USD 2, KWD 3) and the amount is the sum of the rounded lines, so the total always
  * equals what the lines show. A DUE invoice for zero is settled at once. Records `invoice.created`,
- * then `invoice.paid` for one created PAID (free plan, zero rollover) unless it is a CREDIT invoice.
+ * `invoice.finalized` for one created numbered (any status but PENDING and VOID), then `invoice.paid` for one created PAID (free plan, zero rollover) unless it is a CREDIT invoice.
  */
 export async function raiseInvoice(tx: Tx, input: RaiseInvoiceInput) {
   const lines = roundLines(input.lines, input.currency);
   const amount = sumLines(lines, Money.zero(input.currency));
   const settledAtOnce = input.status === 'DUE' && amount.isZero();
-  const invoice = await repo.insertInvoice(tx, {
-    id: newId(),
+  const invoice = await insertInvoice(tx, {
+    id: input.id ?? newId(),
     account_id: input.subscription.account_id,
     subscription_id: input.subscription.id,
     customer_id: input.subscription.customer_id,
@@ -43,12 +53,16 @@ export async function raiseInvoice(tx: Tx, input: RaiseInvoiceInput) {
     period_start: input.period.start,
     period_end: input.period.end,
     paid_at: settledAtOnce || input.status === 'PAID' ? input.now : null,
-    metadata: {},
+    number: null,
+    finalized_at: null,
+    document_snapshot: null,
+    metadata: input.metadata ?? {},
     created_at: input.now,
     modified_at: input.now,
   });
   const items = await insertLines(tx, invoice, lines, 0, input.now);
   await recordInvoiceEvent(tx, 'invoice.created', invoice, input.now);
+  if (invoice.number !== null) await recordFinalized(tx, invoice);
   if (invoice.status === 'PAID' && invoice.type !== 'CREDIT') await recordInvoiceEvent(tx, 'invoice.paid', invoice, input.now);
   return { invoice, items };
 }
@@ -60,7 +74,7 @@ export async function finaliseInvoice(tx: Tx, invoice: repo.InvoiceRow, lines: I
   await insertLines(tx, invoice, rounded, existing, now);
   const amount = sumLines(rounded, Money.of(invoice.amount, invoice.currency));
   const settled = amount.isZero();
-  const updated = await repo.updateInvoice(tx, { ...invoice, amount: amount.toFixed(), status: settled ? 'PAID' : 'DUE', paid_at: settled ? now : null, modified_at: now });
+  const updated = await updateInvoice(tx, { ...invoice, amount: amount.toFixed(), status: settled ? 'PAID' : 'DUE', paid_at: settled ? now : null, modified_at: now });
   if (settled) await recordInvoiceEvent(tx, 'invoice.paid', updated, now);
   return updated;
 }
@@ -79,6 +93,8 @@ async function insertLines(tx: Tx, invoice: repo.InvoiceRow, lines: RoundedLine[
     position: firstPosition + i,
     feature_id: l.featureId ?? null,
     charge_amount: l.amount.toFixed(),
+    quantity: (l.quantity ?? dec(1)).toFixed(),
+    unit_price: l.unitPrice === null ? null : roundUnitPrice(l.unitPrice ?? l.amount.amount).toFixed(),
     description: l.description,
     created_at: now,
     modified_at: now,
@@ -88,7 +104,8 @@ async function insertLines(tx: Tx, invoice: repo.InvoiceRow, lines: RoundedLine[
 }
 
 export function basePriceLine(plan: Plan): InvoiceLine {
-  return { description: `Plan base price: ${plan.name ?? plan.key}`, amount: dec(plan.price_amount ?? '0') };
+  const price = dec(plan.price_amount ?? '0');
+  return { description: `Plan base price: ${plan.name ?? plan.key}`, amount: price, quantity: dec(1), unitPrice: price };
 }
 
 /**
@@ -105,10 +122,13 @@ export async function usageLines(tx: Tx, subscription: repo.SubscriptionRow, per
     const pricing = rule ? fromStoredRuleValue(rule.value).pricing : null;
     const graduated = pricing?.model === 'graduated' && pricing.tiers;
     const amount = graduated ? computeGraduatedCost(pricing.tiers!, used) : dec(c.revenue);
+    const pricePerUnit = pricing?.pricePerUnit;
     lines.push({
       description: `Usage for ${c.feature_key}: ${used.toFixed()} units (Model: ${pricing?.model ?? 'usage'})`,
       amount,
       featureId: c.feature_id,
+      quantity: used,
+      unitPrice: graduated || pricePerUnit === undefined || pricePerUnit === null ? null : dec(pricePerUnit),
     });
   }
   return lines;

@@ -12,7 +12,7 @@ import { toInvoiceViews, toSubscriptionView } from './views.js';
  */
 
 type SubscriptionEventType = 'subscription.created' | 'subscription.activated' | 'subscription.canceled';
-type InvoiceEventType = 'invoice.created' | 'invoice.paid' | 'invoice.past_due' | 'invoice.voided';
+type InvoiceEventType = 'invoice.created' | 'invoice.finalized' | 'invoice.paid' | 'invoice.past_due' | 'invoice.voided';
 
 export async function recordSubscriptionEvent(tx: Tx, type: SubscriptionEventType, subscription: SubscriptionRow, now: Date): Promise<void> {
   await recordEvent(tx, { accountId: subscription.account_id, type, object: await toSubscriptionView(tx, subscription), now });

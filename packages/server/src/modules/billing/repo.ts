@@ -3,6 +3,7 @@ import type { Executor } from '../../platform/db/database.js';
 import type { InvoiceItemRow, InvoiceRow, PlanChangeRow, SubscriptionRow } from './tables.js';
 import { countCustomerRows, findTenantRow, hasRow, insertTenantRow, tenantRows, updateTenantRow } from '../../platform/db/tenant-row.js';
 import { jobPage } from '../../platform/jobs/items.js';
+import { toJsonb } from '../../platform/db/jsonb.js';
 
 export type { SubscriptionRow, InvoiceRow, InvoiceItemRow, PlanChangeRow } from './tables.js';
 
@@ -36,8 +37,13 @@ export const findPendingInitial = (db: Executor, accountId: string, customerId: 
     .where('invoices.status', '=', 'DUE')
     .executeTakeFirst();
 
+/** The snapshot document as jsonb (toJsonb, the one writer of jsonb values); the row as read holds it parsed. */
+const withSnapshotJsonb = (row: InvoiceRow): InvoiceRow =>
+  ({ ...row, document_snapshot: row.document_snapshot === null ? null : (toJsonb(row.document_snapshot) as unknown as InvoiceRow['document_snapshot']) });
+
+/** Only `finalisation.ts` calls this and `updateInvoice`: every write of an invoice passes the finalisation rule there. */
 export const insertInvoice = (db: Executor, row: InvoiceRow) =>
-  insertTenantRow(db, 'invoices', row);
+  insertTenantRow(db, 'invoices', withSnapshotJsonb(row));
 
 export const insertInvoiceItems = async (db: Executor, rows: InvoiceItemRow[]) => {
   if (rows.length > 0) await db.insertInto('invoice_items').values(rows).execute();
@@ -50,7 +56,22 @@ export const lockInvoice = (db: Executor, accountId: string, id: string) =>
   findTenantRow(db, 'invoices', accountId, id, 'lock');
 
 export const updateInvoice = (db: Executor, row: InvoiceRow) =>
-  updateTenantRow(db, 'invoices', row);
+  updateTenantRow(db, 'invoices', withSnapshotJsonb(row));
+
+/**
+ * The next number of the account's sequence for `year` (from 1): the counter row is created or
+ * incremented in one statement and stays locked to the end of the caller's transaction, so
+ * concurrent finalisations take consecutive values in turn and a rollback gives its value back.
+ */
+export async function takeInvoiceNumber(db: Executor, accountId: string, year: number): Promise<bigint> {
+  const row = await db
+    .insertInto('invoice_number_counters')
+    .values({ account_id: accountId, year, last_number: 1 })
+    .onConflict((oc) => oc.columns(['account_id', 'year']).doUpdateSet({ last_number: sql`invoice_number_counters.last_number + 1` }))
+    .returning('last_number')
+    .executeTakeFirstOrThrow();
+  return BigInt(row.last_number);
+}
 
 export const listInvoiceItems = (db: Executor, accountId: string, invoiceIds: string[]) =>
   invoiceIds.length === 0
@@ -100,6 +121,21 @@ export const lockOpenInvoices = (db: Executor, accountId: string, subscriptionId
 export const findPendingChange = (db: Executor, accountId: string, subscriptionId: string) =>
   db.selectFrom('scheduled_plan_changes').selectAll().where('account_id', '=', accountId).where('subscription_id', '=', subscriptionId).where('status', '=', 'PENDING').executeTakeFirst();
 
+/**
+ * The invoice a paid upgrade raised (ours: its metadata names the change, api-contract-agent-v2.md
+ * §4.8), the newest if several; undefined where the processor raised it.
+ */
+export const findPlanChangeInvoice = (db: Executor, accountId: string, subscriptionId: string, changeId: string) =>
+  db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('type', '=', 'ADJUSTMENT')
+    .where(sql<boolean>`metadata->>'planChangeId' = ${changeId}`)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+
 export const findPlanChange = (db: Executor, accountId: string, id: string) =>
   findTenantRow(db, 'scheduled_plan_changes', accountId, id);
 
@@ -147,6 +183,8 @@ export const dueDowngrades = (db: Executor, now: Date, after: string | null = nu
     .selectFrom('scheduled_plan_changes')
     .select(['account_id', 'id', 'subscription_id'])
     .where('status', '=', 'PENDING')
+    // A PENDING upgrade waits for its payment (§4.8), never for a date.
+    .where('type', '=', 'DOWNGRADE')
     .where('effective_at', '<=', now)
     .where(billedHere('scheduled_plan_changes.account_id'))
     .$call(jobPage('id', after))
@@ -183,6 +221,15 @@ export const dueRollovers = (db: Executor, now: Date, after: string | null = nul
  */
 const graceExpired = (now: Date) => sql<boolean>`invoices.due_date + make_interval(days => subscriptions.grace_period_days) < ${now}`;
 
+/**
+ * The invoice of an upgrade that waits for it (§4.8): an offer the customer may pay or not, for a plan
+ * not yet delivered, so it never goes past due nor revokes anything. Needs `invoices` in scope.
+ */
+export const awaitsUpgrade = sql<boolean>`(invoices.type = 'ADJUSTMENT' and exists (
+  select 1 from scheduled_plan_changes c
+  where c.account_id = invoices.account_id and c.subscription_id = invoices.subscription_id
+    and c.status = 'PENDING' and c.type = 'UPGRADE' and c.id::text = invoices.metadata->>'planChangeId'))`;
+
 export const overdueInvoices = (db: Executor, now: Date, after: string | null = null) =>
   db
     .selectFrom('invoices')
@@ -191,6 +238,7 @@ export const overdueInvoices = (db: Executor, now: Date, after: string | null = 
     .where('invoices.status', '=', 'DUE')
     .where(billedHere('invoices.account_id'))
     .where(graceExpired(now))
+    .where(sql<boolean>`not ${awaitsUpgrade}`)
     .$call(jobPage('invoices.id', after))
     .execute();
 
@@ -225,7 +273,7 @@ export const sumPastDueInvoices = (db: Executor, accountId: string, now: Date) =
     .selectFrom('invoices')
     .innerJoin('subscriptions', (j) => j.onRef('subscriptions.account_id', '=', 'invoices.account_id').onRef('subscriptions.id', '=', 'invoices.subscription_id'))
     .where('invoices.account_id', '=', accountId)
-    .where((eb) => eb.or([eb('invoices.status', '=', 'PAST_DUE'), eb.and([eb('invoices.status', '=', 'DUE'), graceExpired(now)])]))
+    .where((eb) => eb.or([eb('invoices.status', '=', 'PAST_DUE'), eb.and([eb('invoices.status', '=', 'DUE'), graceExpired(now), sql<boolean>`not ${awaitsUpgrade}`])]))
     .select(['invoices.currency', sql<string>`count(*)::text`.as('invoices'), sql<string>`coalesce(sum(invoices.amount), 0)::text`.as('amount')])
     .groupBy('invoices.currency')
     .orderBy('invoices.currency')

@@ -1,4 +1,6 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { MEDIA_TYPE_KEY } from '../../platform/http/openapi.js';
 import { z } from 'zod';
 import { queryBoolean } from '../../platform/http/query-schema.js';
 import type { AppContext } from '../../platform/context.js';
@@ -12,18 +14,40 @@ import {
   CancelQuerySchema,
   InvoiceIdParamsSchema,
   InvoiceSchema,
+  PlanChangePendingSchema,
   PlanChangeRequestSchema,
+  PlanChangeResultSchema,
   SubscribeRequestSchema,
   SubscribeResultSchema,
   SubscriptionIdParamsSchema,
   SubscriptionSchema,
 } from './schema.js';
 import * as service from './service.js';
+import { getInvoicePdf } from './document/service.js';
 
 const tags = ['Subscriptions and billing'];
 
-/** A plan change's answer (and its preview's): the subscription after it, and the adjustment invoice when one is raised. */
-const PlanChangeResultSchema = z.object({ subscription: SubscriptionSchema.nullable(), invoice: InvoiceSchema.nullable() });
+/** Any string: an id that is not a uuid is 404 like an unknown one (api-contract-money.md §4.3). */
+const PdfParamsSchema = z.object({ invoiceId: z.string().min(1).max(255) });
+const PdfSchema = z.string().meta({ format: 'binary', description: 'The PDF document (no envelope)', [MEDIA_TYPE_KEY]: 'application/pdf' });
+const PDF_DESCRIPTION =
+  'Byte-identical for an unchanged invoice (ADR 0036). A finalised invoice prints the issuer and customer copied when it was finalised; a PENDING one is a draft (filename draft-<invoiceId>.pdf). ' +
+  'Unknown, another account\'s or a non-uuid id: 404. Client API: tenant key; a portal token for its own customer\'s invoices (another customer\'s: 403); customer keys 403.';
+
+/** The document itself (§4.3): no envelope, shown inline, never cached. */
+function sendPdf(reply: FastifyReply, pdf: { fileName: string; bytes: Uint8Array }) {
+  return reply
+    .type('application/pdf')
+    .header('content-disposition', `inline; filename="${pdf.fileName}"`)
+    .header('cache-control', 'private, no-store')
+    .send(Buffer.from(pdf.bytes));
+}
+
+const PLAN_CHANGE_DESCRIPTION =
+  'A paid upgrade (its proration costs money, asked with an API key while a processor collects payments) moves the plan only once paid: charged off-session with paymentMethodId or the saved method → 200; ' +
+  'otherwise the plan stays, the DUE ADJUSTMENT invoice gets a hosted page, and a customer key gets 402 payment_required (gate complete_checkout, url the hosted invoice, poll the customer status; data { subscription, invoice, checkoutUrl }) ' +
+  'while the tenant key gets 202 { status: payment_pending, paymentUrl, subscription, invoice }. Paying it completes the change; asking again while it waits returns the same invoice; ' +
+  'DELETE …/plan-change/scheduled voids it. Another change while it waits: 409. Mode NONE, downgrades, free upgrades and console changes apply as before.';
 
 /** Client API: subscribe, cancel, change plan, invoices and mark-paid. */
 export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
@@ -46,8 +70,11 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post(`${base}/subscriptions/:subscriptionId/plan-change`, {
       config: { customerKey: 'purchase' },
-      schema: { tags, operationId: 'changeSubscriptionPlan', summary: 'Upgrade now (prorated) or downgrade at period end', params: SubscriptionIdParamsSchema, body: PlanChangeRequestSchema, response: { 200: envelopeSchema(PlanChangeResultSchema) } },
-    }, async (request) => ok(await service.changePlan(ctx, principalOf(request), request.params.subscriptionId, request.body)));
+      schema: { tags, operationId: 'changeSubscriptionPlan', summary: 'Upgrade now (prorated) or downgrade at period end', description: PLAN_CHANGE_DESCRIPTION, params: SubscriptionIdParamsSchema, body: PlanChangeRequestSchema, response: { 200: envelopeSchema(PlanChangeResultSchema), 202: envelopeSchema(PlanChangePendingSchema) } },
+    }, async (request, reply) => {
+      const result = await service.changePlan(ctx, principalOf(request), request.params.subscriptionId, request.body);
+      return reply.code('status' in result ? 202 : 200).send(ok(result));
+    });
 
     app.post(`${base}/subscriptions/:subscriptionId/plan-change/preview`, {
       config: { customerKey: 'purchase' },
@@ -60,9 +87,12 @@ export function billingClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     }, async (request) => okEmpty(await service.cancelScheduledPlanChange(ctx, principalOf(request), request.params.subscriptionId)));
 
     app.get(`${base}/billing/invoices/:ref`, {
-      config: { portal: 'read' },
       schema: { tags, operationId: 'listCustomerInvoices', summary: "A customer's invoices, newest first", description: 'Tenant key; also a customer portal token for its own customer (ADR 0025; another reference is 403). Customer keys: 403.', params: RefParamsSchema, querystring: pageQuerySchema, response: { 200: envelopeSchema(pageSchema(InvoiceSchema)) } },
     }, async (request) => ok(await service.listCustomerInvoicePage(ctx, principalOf(request), request.params.ref, request.query)));
+
+    app.get(`${base}/billing/invoices/:invoiceId/pdf`, {
+      schema: { tags, operationId: 'getInvoicePdf', summary: 'The invoice as a PDF document', description: PDF_DESCRIPTION, params: PdfParamsSchema, response: { 200: PdfSchema } },
+    }, async (request, reply) => sendPdf(reply, await getInvoicePdf(ctx, principalOf(request), request.params.invoiceId)));
 
     app.post(`${base}/billing/invoices/:invoiceId/mark-paid`, {
       schema: { tags, operationId: 'markInvoicePaid', summary: 'Settle a DUE invoice (no payment processor connected)', params: InvoiceIdParamsSchema, response: { 200: envelopeSchema(InvoiceSchema) } },
@@ -82,6 +112,9 @@ export function billingAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(`${base}/billing/invoices/:invoiceId`, {
       schema: { tags: adminTags, operationId: 'getInvoice', summary: 'An invoice with its lines', params: InvoiceIdParamsSchema, response: { 200: envelopeSchema(InvoiceSchema) } },
     }, async (request) => ok(await service.getInvoice(ctx, accountIdOf(request), request.params.invoiceId)));
+    app.get(`${base}/billing/invoices/:invoiceId/pdf`, {
+      schema: { tags: adminTags, operationId: 'getInvoicePdfAdmin', summary: 'The invoice as a PDF document', description: PDF_DESCRIPTION, params: PdfParamsSchema, response: { 200: PdfSchema } },
+    }, async (request, reply) => sendPdf(reply, await getInvoicePdf(ctx, principalOf(request), request.params.invoiceId)));
     app.patch(`${base}/billing/invoices/:invoiceId`, {
       schema: { tags: adminTags, operationId: 'markInvoicePaidAdmin', summary: 'Mark an invoice paid', params: InvoiceIdParamsSchema, response: { 200: envelopeSchema(InvoiceSchema) } },
     }, async (request) => ok(await service.markInvoicePaid(ctx, accountIdOf(request), request.params.invoiceId)));

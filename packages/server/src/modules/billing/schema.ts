@@ -35,6 +35,9 @@ export const SubscriptionSchema = z
 export const InvoiceSchema = z
   .object({
     id: z.uuid(),
+    number: z.string().nullable().describe('<prefix>-<YYYY>-<NNNNNN>, given when the invoice is finalised (leaves PENDING); null for a PENDING or never-finalised VOID invoice'),
+    finalizedAt: z.date().nullable().describe('When the invoice was finalised (number given, issuer and customer copied); null while PENDING'),
+    customerReferenceId: z.string(),
     status: z.string(),
     type: z.string(),
     amount: decimalOutput,
@@ -49,7 +52,18 @@ export const InvoiceSchema = z
     createdAt: z.date(),
     modifiedAt: z.date(),
     items: z
-      .array(z.object({ id: z.uuid(), invoiceId: z.uuid(), chargeAmount: decimalOutput, description: z.string(), createdAt: z.date(), modifiedAt: z.date() }))
+      .array(
+        z.object({
+          id: z.uuid(),
+          invoiceId: z.uuid(),
+          chargeAmount: decimalOutput,
+          quantity: decimalOutput.describe('1 for base-price, proration, credit and adjustment lines; the period units for usage'),
+          unitPrice: decimalOutput.nullable().describe('≤ 6 dp; null for graduated usage. chargeAmount stays the authoritative line amount'),
+          description: z.string(),
+          createdAt: z.date(),
+          modifiedAt: z.date(),
+        }),
+      )
       .optional(),
   })
   .meta({ id: 'Invoice' });
@@ -70,6 +84,23 @@ export const CancelQuerySchema = z.object({
 export const PlanChangeRequestSchema = z.object({
   changeToPlanId: z.uuid(),
   changeType: z.enum(['UPGRADE', 'DOWNGRADE']),
+  paymentMethodId: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe("A paid upgrade's off-session charge uses it instead of the customer's saved default (PAYMENT_PASS_THROUGH; where the processor drives billing it charges the subscription's own method)"),
+});
+
+/** A plan change's answer (and its preview's): the subscription after it, and the adjustment invoice when one is raised. */
+export const PlanChangeResultSchema = z.object({ subscription: SubscriptionSchema.nullable(), invoice: InvoiceSchema.nullable() });
+
+/** A tenant key's paid upgrade that waits for a person to pay its invoice (api-contract-agent-v2.md §4.8): 202. */
+export const PlanChangePendingSchema = z.object({
+  status: z.literal('payment_pending'),
+  paymentUrl: z.string().describe('The hosted invoice to pay; the plan changes once it is paid'),
+  subscription: SubscriptionSchema.nullable().describe('Still on its current plan, the upgrade as its scheduledChange (PENDING)'),
+  invoice: InvoiceSchema.nullable().describe("The upgrade's DUE ADJUSTMENT invoice"),
 });
 
 export const SubscriptionIdParamsSchema = z.object({ subscriptionId: z.uuid() });

@@ -4,18 +4,28 @@ import { withRolledBackTransaction, withTransaction } from '../../platform/db/tr
 import { AppError, invalid, notFound } from '../../platform/errors/app-error.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { isUuid, newId } from '../../platform/ids.js';
-import { Money, dec } from '../../platform/money.js';
+import { Money, dec, type Decimal } from '../../platform/money.js';
 import * as catalog from '../catalog/index.js';
 import type { Plan } from '../catalog/index.js';
-import { resolveCallerCustomer, type Customer } from '../customers/index.js';
+import { getCustomerById, reserveOffSessionSpend, resolveCallerCustomer, type Customer } from '../customers/index.js';
 import { basePriceLine, raiseInvoice } from './invoicing.js';
 import { onPeriodPaid, onPlanChanged, onSubscriptionEnded } from './lifecycle.js';
-import { changeAtProcessor, checkSubscribePayment, collectInitialPayment, processorDrivesSubscription, subscribeThroughProcessor } from './payment-slots.js';
-import { computeCancellationCredit, computeInitialPeriod, computeUpgradeProration } from './periods.js';
+import { cancelPaidUpgrade, collectPaidUpgrade, prorationLines, releaseUpgradeSpend, retryPaidUpgrade, spendingKeyOf, startPaidUpgrade } from './paid-upgrade.js';
+import {
+  changeAtProcessor,
+  checkSubscribePayment,
+  collectInitialPayment,
+  processorDrivesSubscription,
+  subscribeThroughProcessor,
+  voidUpgradePayment,
+  type UpgradePayment,
+} from './payment-slots.js';
+import { computeCancellationCredit, computeInitialPeriod } from './periods.js';
 import { recordInvoiceEvent, recordPlanChanged, recordSubscriptionEvent } from './outbound.js';
+import { updateInvoice } from './finalisation.js';
 import * as repo from './repo.js';
 import type { SubscribeRequest } from './schema.js';
-import { toInvoiceViews, toSubscriptionView } from './views.js';
+import { subscriptionWithInvoiceView, toInvoiceViews, toSubscriptionView } from './views.js';
 
 const DEFAULT_GRACE_DAYS = 3;
 
@@ -38,35 +48,66 @@ type SubscribeInTransactionInput = {
   /** Days an unpaid invoice may stay DUE before the subscription goes past due (default 3). */
   gracePeriodDays?: number | undefined;
   /**
-   * The caller a paid subscribe charges (its charge is checked before anything is written, e.g. the
-   * agent spend cap), and the payment method it names. Agent signup has none: its plan is free.
+   * The caller a paid subscribe charges (its charge is checked, and a customer key's off-session
+   * charge reserved, before anything is written), and the payment method it names. Agent signup has
+   * none: its plan is free.
    */
-  payer?: { principal: Principal; paymentMethodId: string | undefined } | undefined;
+  payer?: Payer | undefined;
   now: Date;
 };
+
+type Payer = { ctx: AppContext; principal: Principal; paymentMethodId: string | undefined };
+
+/**
+ * A paid subscribe's first invoice, checked in the subscribe transaction before anything is written
+ * (contract §4.5; api-contract-agent-v2.md §2.6 steps 3–5, §4.6): payments' slot applies the spend
+ * cap and says whether the invoice is charged off-session; a customer key's off-session charge is
+ * then reserved against its key budget and the customer's mandate under the invoice's id (the
+ * charge's idempotency key and the spend sweep name it), customer row then key budget, the
+ * transaction's first locks. A refusal (gated 403) rolls the whole subscribe back. Returns whether
+ * the invoice is charged off-session (then collected after commit).
+ */
+async function checkInitialPayment(tx: Tx, payer: Payer, charge: { plan: Plan; customer: Customer; invoiceId: string; amount: Decimal; now: Date }): Promise<boolean> {
+  const { plan, customer } = charge;
+  const collected = await checkSubscribePayment.call(payer.ctx, tx, payer.principal, { plan, customer, paymentMethodId: payer.paymentMethodId });
+  if (!collected?.offSession) return false;
+  const keyId = spendingKeyOf(payer.principal);
+  if (keyId !== null && charge.amount.gt(0)) {
+    await reserveOffSessionSpend(tx, {
+      accountId: customer.account_id, customerId: customer.id, customerReferenceId: customer.customer_reference_id, keyId, id: charge.invoiceId, amount: charge.amount, now: charge.now,
+    });
+  }
+  return true;
+}
 
 /**
  * The subscribe rule, inside the caller's transaction (the REST subscribe and agent signup both use
  * it). Only an ACTIVE plan accepts subscriptions. A free plan or an in-arrears plan is active at once
  * (a free in-advance plan's initial invoice is PAID and its period credits are granted); a paid
  * in-advance plan waits for its DUE initial invoice to be paid. While that invoice is still DUE, a
- * repeat returns the same subscription and invoice.
+ * repeat returns the same subscription and invoice (checked and reserved again, replacing an
+ * unsettled reservation of it). `offSession`: the DUE invoice is charged off-session after commit.
  */
-export async function subscribeInTransaction(tx: Tx, input: SubscribeInTransactionInput): Promise<{ subscription: repo.SubscriptionRow; invoiceId: string | undefined }> {
+export async function subscribeInTransaction(
+  tx: Tx,
+  input: SubscribeInTransactionInput,
+): Promise<{ subscription: repo.SubscriptionRow; invoiceId: string | undefined; offSession: boolean }> {
   const { accountId, customer, plan, now } = input;
   requireActivePlan(plan);
   const pending = await repo.findPendingInitial(tx, accountId, customer.id, plan.id);
   if (pending) {
-    const open = await repo.listInvoices(tx, accountId, { subscriptionId: pending.id, statuses: ['DUE'] });
-    return { subscription: pending, invoiceId: open[0]?.id };
+    const open = (await repo.listInvoices(tx, accountId, { subscriptionId: pending.id, statuses: ['DUE'] }))[0];
+    const offSession = open && input.payer ? await checkInitialPayment(tx, input.payer, { plan, customer, invoiceId: open.id, amount: dec(open.amount), now }) : false;
+    return { subscription: pending, invoiceId: open?.id, offSession };
   }
   const period = computeInitialPeriod(now, plan.interval_months!);
   const price = dec(plan.price_amount ?? '0');
   const inArrears = plan.billing_timing === 'IN_ARREARS';
   const activeAtOnce = price.isZero() || inArrears;
-  if (!activeAtOnce && input.payer) {
-    await checkSubscribePayment.call(tx, input.payer.principal, { plan, customer, paymentMethodId: input.payer.paymentMethodId });
-  }
+  // Named before it is written: a customer key's charge is reserved under it first.
+  const invoiceId = newId();
+  const amount = Money.of(price, plan.currency).rounded().amount;
+  const offSession = !activeAtOnce && input.payer ? await checkInitialPayment(tx, input.payer, { plan, customer, invoiceId, amount, now }) : false;
   const subscription = await repo.insertSubscription(tx, {
     id: newId(),
     account_id: accountId,
@@ -90,6 +131,7 @@ export async function subscribeInTransaction(tx: Tx, input: SubscribeInTransacti
   // free), subscription.activated, then the period's credits.granted (onPeriodPaid).
   await recordSubscriptionEvent(tx, 'subscription.created', subscription, now);
   const { invoice } = await raiseInvoice(tx, {
+    id: invoiceId,
     subscription,
     type: inArrears ? 'REGULAR' : 'IN_ADVANCE_INITIAL',
     status: inArrears ? 'PENDING' : price.isZero() ? 'PAID' : 'DUE',
@@ -103,7 +145,7 @@ export async function subscribeInTransaction(tx: Tx, input: SubscribeInTransacti
     await recordSubscriptionEvent(tx, 'subscription.activated', subscription, now);
     await onPeriodPaid(tx, subscription, plan, period, now);
   }
-  return { subscription, invoiceId: invoice.id };
+  return { subscription, invoiceId: invoice.id, offSession };
 }
 
 /**
@@ -116,16 +158,16 @@ export async function subscribe(ctx: AppContext, principal: Principal, input: Su
   const delegated = await subscribeElsewhere(ctx, principal, input, planRef, options.returnBaseUrl ?? ctx.config.publicBaseUrl ?? 'http://localhost');
   if (delegated) return delegated;
   const now = ctx.clock.now();
-  const { subscription, invoiceId, payment } = await withTransaction(ctx.db, async (tx) => {
+  const { subscription, invoiceId, offSession, payment } = await withTransaction(ctx.db, async (tx) => {
     const customer = await resolveCallerCustomer(tx, principal, input.customerReferenceId);
     const plan = await findPlanByIdOrKey(tx, principal.accountId, planRef);
-    const payer = { principal, paymentMethodId: input.paymentMethodId };
+    const payer = { ctx, principal, paymentMethodId: input.paymentMethodId };
     const result = await subscribeInTransaction(tx, { accountId: principal.accountId, customer, plan, gracePeriodDays: input.gracePeriod, payer, now });
     return { ...result, payment: { plan, customer, paymentMethodId: input.paymentMethodId } };
   });
   const invoice = invoiceId ? await repo.findInvoice(ctx.db, principal.accountId, invoiceId) : undefined;
   if (invoice?.status === 'DUE' && invoice.type === 'IN_ADVANCE_INITIAL') {
-    const outcome = await collectInitialPayment.call(ctx, principal, { ...payment, subscription, invoice });
+    const outcome = await collectInitialPayment.call(ctx, principal, { ...payment, subscription, invoice, offSession });
     if (outcome.kind === 'checkout') {
       const result = await subscribeResult(ctx, principal.accountId, subscription.id, invoiceId);
       const { kind: _kind, ...checkout } = outcome;
@@ -163,11 +205,8 @@ async function subscribeElsewhere(ctx: AppContext, principal: Principal, input: 
 
 /** The subscribe reply, read after every write (a payment may have activated the subscription). */
 async function subscribeResult(ctx: AppContext, accountId: string, subscriptionId: string, invoiceId: string | undefined) {
-  const subscription = (await repo.findSubscription(ctx.db, accountId, subscriptionId))!;
-  const invoice = invoiceId ? await repo.findInvoice(ctx.db, accountId, invoiceId) : undefined;
   return {
-    subscription: await toSubscriptionView(ctx.db, subscription),
-    invoice: invoice ? (await toInvoiceViews(ctx.db, accountId, [invoice]))[0]! : null,
+    ...(await subscriptionWithInvoiceView(ctx.db, accountId, subscriptionId, invoiceId)),
     checkoutUrl: null,
     checkoutSessionId: null,
   };
@@ -193,7 +232,12 @@ function requireNotEnded(subscription: repo.SubscriptionRow) {
  * the unused share of the period.
  */
 export async function cancelSubscription(ctx: AppContext, principal: Principal, subscriptionId: string, mode: 'END_OF_PERIOD' | 'IMMEDIATE') {
+  // A portal link's customer may stop renewing, never end what is paid for now (api-contract-money.md §3.3).
+  if (mode === 'IMMEDIATE' && principal.kind === 'customer' && principal.portalSessionId !== undefined) {
+    throw new AppError('forbidden', 'A portal link can only cancel at the end of the period');
+  }
   const now = ctx.clock.now();
+  const voided: string[] = [];
   const elsewhere = await withTransaction(ctx.db, async (tx) => {
     const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
     requireNotEnded(subscription);
@@ -202,11 +246,14 @@ export async function cancelSubscription(ctx: AppContext, principal: Principal, 
       await repo.updateSubscription(tx, { ...subscription, cancel_mode: mode, cancel_effective_at: subscription.current_period_end, cancelled_at: now, modified_at: now });
       return false;
     }
+    const waiting = await repo.findPendingChange(tx, principal.accountId, subscription.id);
+    const waitingInvoice = waiting?.type === 'UPGRADE' ? await repo.findPlanChangeInvoice(tx, principal.accountId, subscription.id, waiting.id) : undefined;
+    if (waitingInvoice) voided.push(waitingInvoice.id);
     const plan = (await catalog.findPlan(tx, principal.accountId, subscription.plan_id))!;
     // Events in the contract's order: invoice.voided (each), invoice.created (the CREDIT invoice),
     // credits.expired (the claw-back, onSubscriptionEnded), subscription.canceled.
     for (const open of await repo.lockOpenInvoices(tx, principal.accountId, subscription.id)) {
-      await recordInvoiceEvent(tx, 'invoice.voided', await repo.updateInvoice(tx, { ...open, status: 'VOID', modified_at: now }), now);
+      await recordInvoiceEvent(tx, 'invoice.voided', await updateInvoice(tx, { ...open, status: 'VOID', modified_at: now }), now);
     }
     const wasPaid = subscription.is_active;
     const ended = await repo.updateSubscription(tx, {
@@ -242,6 +289,8 @@ export async function cancelSubscription(ctx: AppContext, principal: Principal, 
   });
   // The processor drives it: our state follows from its answer (and its webhooks).
   if (elsewhere) await changeAtProcessor.call(ctx, principal.accountId, subscriptionId, { kind: 'cancel', mode });
+  // A waiting paid upgrade's hosted page is voided there too (best effort: ours is VOID already).
+  for (const invoiceId of voided) await voidUpgradePayment.call(ctx, principal.accountId, invoiceId).catch(() => undefined);
 }
 
 export async function undoScheduledCancellation(ctx: AppContext, principal: Principal, subscriptionId: string) {
@@ -257,16 +306,20 @@ export async function undoScheduledCancellation(ctx: AppContext, principal: Prin
   if (elsewhere) await changeAtProcessor.call(ctx, principal.accountId, subscriptionId, { kind: 'undo_cancel' });
 }
 
-type PlanChangeInput = { changeToPlanId: string; changeType: 'UPGRADE' | 'DOWNGRADE' };
+type PlanChangeInput = { changeToPlanId: string; changeType: 'UPGRADE' | 'DOWNGRADE'; paymentMethodId?: string | undefined };
 
 /**
  * UPGRADE takes effect now: both in advance → an ADJUSTMENT invoice for the prorated difference;
  * in arrears → the plan swaps with no invoice. DOWNGRADE is scheduled for the period end, replacing
- * any other pending change. Mixing billing timings is refused.
+ * any other pending change. Mixing billing timings is refused. An upgrade whose proration costs
+ * money, asked with an API key while a processor collects payments, moves only once paid
+ * (api-contract-agent-v2.md §4.8, paid-upgrade.ts): 200 when charged off-session, else 402 with the
+ * gate (customer key) or 202 `payment_pending` (tenant key).
  */
 export async function changePlan(ctx: AppContext, principal: Principal, subscriptionId: string, input: PlanChangeInput) {
   const now = ctx.clock.now();
-  const result = await withTransaction(ctx.db, (tx) => applyPlanChange(tx, principal, subscriptionId, input, now));
+  const result = await withTransaction(ctx.db, (tx) => applyPlanChange(ctx, tx, principal, subscriptionId, input, now, { collect: true }));
+  if (result.payment) return collectPaidUpgrade(ctx, principal, result.payment);
   let invoiceId = result.invoiceId;
   if (result.atProcessor) {
     const { changeId, toPlan } = result.atProcessor;
@@ -280,12 +333,13 @@ export async function changePlan(ctx: AppContext, principal: Principal, subscrip
  * What changePlan would answer now, without keeping anything: the same rule runs in a transaction
  * that is rolled back (its domain events' writes with it; no after-commit hook, no processor call).
  * Where the processor drives billing, the change waits for it and its proration is the processor's:
- * the preview shows the pending change and no invoice.
+ * the preview shows the pending change and no invoice. A paid upgrade is previewed as paid (the
+ * answer of its off-session charge, invoice DUE): no spend check, no charge.
  */
 export async function previewPlanChange(ctx: AppContext, principal: Principal, subscriptionId: string, input: PlanChangeInput) {
   const now = ctx.clock.now();
   return withRolledBackTransaction(ctx.db, async (tx) => {
-    const { subscription, invoiceId } = await applyPlanChange(tx, principal, subscriptionId, input, now);
+    const { subscription, invoiceId } = await applyPlanChange(ctx, tx, principal, subscriptionId, input, now, { collect: false });
     const invoice = invoiceId ? await repo.findInvoice(tx, principal.accountId, invoiceId) : undefined;
     return {
       subscription: await toSubscriptionView(tx, (await repo.findSubscription(tx, principal.accountId, subscription.id))!),
@@ -299,10 +353,23 @@ type AppliedPlanChange = {
   invoiceId: string | undefined;
   /** The change the processor is still to make (it drives this subscription's billing). */
   atProcessor?: { changeId: string; toPlan: Plan };
+  /** A paid upgrade waiting for its payment, to collect after commit (§4.8). */
+  payment?: UpgradePayment;
 };
 
-/** The plan change rule inside the caller's transaction (the change and its preview both run it). */
-async function applyPlanChange(tx: Tx, principal: Principal, subscriptionId: string, input: PlanChangeInput, now: Date): Promise<AppliedPlanChange> {
+/**
+ * The plan change rule inside the caller's transaction (the change and its preview both run it).
+ * `collect`: a paid upgrade waits for its payment (the change); the preview shows it as paid.
+ */
+async function applyPlanChange(
+  ctx: AppContext,
+  tx: Tx,
+  principal: Principal,
+  subscriptionId: string,
+  input: PlanChangeInput,
+  now: Date,
+  options: { collect: boolean },
+): Promise<AppliedPlanChange> {
   const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
   if (!subscription.is_active || subscription.ended_at) throw invalid('Only an active subscription can change plan');
   const from = (await catalog.findPlan(tx, principal.accountId, subscription.plan_id))!;
@@ -312,10 +379,17 @@ async function applyPlanChange(tx: Tx, principal: Principal, subscriptionId: str
   if (to.billing_timing !== from.billing_timing) throw invalid('Cannot change between IN_ADVANCE and IN_ARREARS plans');
   if (to.interval_months !== from.interval_months) throw invalid('Cannot change to a plan with a different intervalMonths');
   if (to.currency !== from.currency) throw invalid('Cannot change to a plan with a different currency');
-  await repo.cancelPendingChanges(tx, principal.accountId, subscription.id);
   // Where the processor drives billing, every change stays PENDING until the processor applies it
   // (an upgrade once its proration invoice is paid, a downgrade when its period starts: external.ts).
   const elsewhere = await processorDrivesSubscription.call(tx, principal.accountId, subscription.id);
+  const paid = async () => ({ subscription, from, to, customer: await getCustomerById(tx, principal.accountId, subscription.customer_id), processorDriven: elsewhere, paymentMethodId: input.paymentMethodId, now });
+  const waiting = await repo.findPendingChange(tx, principal.accountId, subscription.id);
+  if (waiting?.type === 'UPGRADE') return retryPaidUpgrade(tx, principal, { ...(await paid()), waiting });
+  await repo.cancelPendingChanges(tx, principal.accountId, subscription.id);
+  if (input.changeType === 'UPGRADE' && options.collect) {
+    const started = await startPaidUpgrade(ctx, tx, principal, await paid());
+    if (started) return started;
+  }
   const change = await repo.insertPlanChange(tx, {
     id: newId(),
     account_id: principal.accountId,
@@ -333,13 +407,6 @@ async function applyPlanChange(tx: Tx, principal: Principal, subscriptionId: str
   await recordPlanChanged(tx, swapped, from, 'UPGRADE', now);
   let invoiceId: string | undefined;
   if (from.billing_timing === 'IN_ADVANCE') {
-    const proration = computeUpgradeProration({
-      start: subscription.current_period_start,
-      end: subscription.current_period_end,
-      now,
-      oldPrice: Money.of(from.price_amount ?? '0', from.currency),
-      newPrice: Money.of(to.price_amount ?? '0', to.currency),
-    });
     const { invoice } = await raiseInvoice(tx, {
       subscription: swapped,
       type: 'ADJUSTMENT',
@@ -347,10 +414,7 @@ async function applyPlanChange(tx: Tx, principal: Principal, subscriptionId: str
       currency: to.currency,
       dueDate: now,
       period: { start: now, end: subscription.current_period_end },
-      lines: [
-        { description: `Credit from old plan: ${from.name ?? from.key}`, amount: proration.oldCredit.amount },
-        { description: `Credit from new plan: ${to.name ?? to.key}`, amount: proration.newCharge.amount },
-      ],
+      lines: prorationLines(subscription, from, to, now),
       now,
     });
     invoiceId = invoice.id;
@@ -361,22 +425,32 @@ async function applyPlanChange(tx: Tx, principal: Principal, subscriptionId: str
 
 /**
  * Cancels pending changes. Where the processor drives billing, a pending change was already sent to
- * it (a downgrade's price is in place for the next period): the processor is put back on the current
- * plan first, then ours is cancelled, so a refusal leaves both as they were.
+ * it (a downgrade's price is in place for the next period, an upgrade's proration invoice open): the
+ * processor is put back on the current plan first (the open proration voided), then ours is
+ * cancelled, so a refusal leaves both as they were. A paid upgrade waiting on our invoice has its
+ * hosted page voided at the processor first, then our invoice (paid-upgrade.ts).
  */
 export async function cancelScheduledPlanChange(ctx: AppContext, principal: Principal, subscriptionId: string) {
-  const elsewhere = await withTransaction(ctx.db, async (tx) => {
+  const { accountId } = principal;
+  const found = await withTransaction(ctx.db, async (tx) => {
     const subscription = await lockCallerSubscription(tx, principal, subscriptionId);
-    const pending = await repo.findPendingChange(tx, principal.accountId, subscriptionId);
-    if (pending && (await processorDrivesSubscription.call(tx, principal.accountId, subscriptionId))) {
-      return (await catalog.findPlan(tx, principal.accountId, subscription.plan_id))!;
+    const pending = await repo.findPendingChange(tx, accountId, subscriptionId);
+    if (pending && (await processorDrivesSubscription.call(tx, accountId, subscriptionId))) {
+      return { kind: 'processor' as const, change: pending, plan: (await catalog.findPlan(tx, accountId, subscription.plan_id))! };
     }
-    await repo.cancelPendingChanges(tx, principal.accountId, subscriptionId);
+    const invoice = pending?.type === 'UPGRADE' ? await repo.findPlanChangeInvoice(tx, accountId, subscriptionId, pending.id) : undefined;
+    if (pending && invoice) return { kind: 'invoice' as const, change: { id: pending.id, invoiceId: invoice.id } };
+    await repo.cancelPendingChanges(tx, accountId, subscriptionId);
     return null;
   });
-  if (!elsewhere) return;
-  await changeAtProcessor.call(ctx, principal.accountId, subscriptionId, { kind: 'undo_plan_change', plan: elsewhere });
-  await withTransaction(ctx.db, (tx) => repo.cancelPendingChanges(tx, principal.accountId, subscriptionId));
+  if (found?.kind === 'invoice') return cancelPaidUpgrade(ctx, accountId, subscriptionId, found.change);
+  if (!found) return;
+  await changeAtProcessor.call(ctx, accountId, subscriptionId, { kind: 'undo_plan_change', plan: found.plan, voidProration: found.change.type === 'UPGRADE' });
+  await withTransaction(ctx.db, async (tx) => {
+    const subscription = (await repo.lockSubscription(tx, accountId, subscriptionId))!;
+    await repo.cancelPendingChanges(tx, accountId, subscriptionId);
+    await releaseUpgradeSpend(tx, { accountId, customerId: subscription.customer_id, id: found.change.id }, ctx.clock.now());
+  });
 }
 
 export async function getSubscriptionView(ctx: AppContext, accountId: string, id: string) {

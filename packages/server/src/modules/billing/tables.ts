@@ -1,5 +1,6 @@
-import type { Generated, Selectable } from 'kysely';
-import type { Json, Numeric } from '../../platform/db/tables.js';
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Jsonb } from '../../platform/db/jsonb.js';
+import type { Int8, Json, Numeric } from '../../platform/db/tables.js';
 
 /**
  * The billing module's tables: subscriptions, their scheduled plan changes, invoices and invoice lines.
@@ -58,11 +59,22 @@ export interface InvoicesTable {
   period_start: Date;
   period_end: Date;
   paid_at: Date | null;
+  /** `<prefix>-<YYYY>-<NNNNNN>`, set with `finalized_at` when the invoice leaves PENDING (finalisation.ts); never changed after. */
+  number: string | null;
+  finalized_at: Date | null;
+  /** The issuer and customer as they were at finalisation (§4.5); the document prints this copy. */
+  document_snapshot: ColumnType<DocumentSnapshot | null, Jsonb | null, Jsonb | null>;
   metadata: Json;
   created_at: Date;
   modified_at: Date;
 }
 export type InvoiceRow = Selectable<InvoicesTable>;
+
+/** The issuer (account settings §1.1) and the customer (§1.2) printed on an invoice document. */
+export type DocumentSnapshot = {
+  issuer: { legalName: string | null; addressLines: string[]; taxId: string | null; contactEmail: string | null };
+  customer: { customerReferenceId: string; firstName: string | null; lastName: string | null; email: string | null; billingAddressLines: string[]; taxId: string | null };
+};
 
 export interface InvoiceItemsTable {
   id: string;
@@ -72,14 +84,25 @@ export interface InvoiceItemsTable {
   position: number;
   feature_id: string | null;
   charge_amount: Numeric;
+  quantity: Numeric;
+  /** ≤ 6 dp; null for graduated usage (tiers have no single unit price). */
+  unit_price: Numeric | null;
   description: string;
   created_at: Date;
   modified_at: Date;
 }
 export type InvoiceItemRow = Selectable<InvoiceItemsTable>;
 
+/** The per-(account, UTC year) counter invoice numbers are taken from (migration 0041). */
+export interface InvoiceNumberCountersTable {
+  account_id: string;
+  year: number;
+  last_number: Int8;
+}
+
 declare module '../../platform/db/tables.js' {
   interface DB {
+    invoice_number_counters: InvoiceNumberCountersTable;
     subscriptions: SubscriptionsTable;
     scheduled_plan_changes: ScheduledPlanChangesTable;
     invoices: InvoicesTable;

@@ -56,9 +56,12 @@ export async function toSubscriptionView(db: Executor, row: repo.SubscriptionRow
 
 type SubscriptionView = Awaited<ReturnType<typeof toSubscriptionView>>;
 
-export function toInvoiceView(row: repo.InvoiceRow, items?: repo.InvoiceItemRow[], subscription?: SubscriptionView | null) {
+export function toInvoiceView(row: repo.InvoiceRow, customerReferenceId: string, items?: repo.InvoiceItemRow[], subscription?: SubscriptionView | null) {
   return {
     id: row.id,
+    number: row.number,
+    finalizedAt: row.finalized_at,
+    customerReferenceId,
     status: row.status,
     type: row.type,
     amount: dec(row.amount),
@@ -78,6 +81,8 @@ export function toInvoiceView(row: repo.InvoiceRow, items?: repo.InvoiceItemRow[
             id: i.id,
             invoiceId: i.invoice_id,
             chargeAmount: dec(i.charge_amount),
+            quantity: dec(i.quantity),
+            unitPrice: i.unit_price === null ? null : dec(i.unit_price),
             description: i.description,
             createdAt: i.created_at,
             modifiedAt: i.modified_at,
@@ -98,5 +103,29 @@ export async function toInvoiceViews(db: Executor, accountId: string, rows: repo
     const subscription = await repo.findSubscription(db, accountId, id);
     subscriptions.set(id, subscription ? await toSubscriptionView(db, subscription) : null);
   }
-  return rows.map((r) => toInvoiceView(r, items.filter((i) => i.invoice_id === r.id), subscriptions.get(r.subscription_id)));
+  const references = await customerReferences(db, accountId, rows);
+  return rows.map((r) => toInvoiceView(r, references.get(r.customer_id)!, items.filter((i) => i.invoice_id === r.id), subscriptions.get(r.subscription_id)));
+}
+
+/** A subscription as it is now, read after every write, and one of its invoices (null when none): the subscribe and plan-change replies. */
+export async function subscriptionWithInvoiceView(db: Executor, accountId: string, subscriptionId: string, invoiceId: string | undefined) {
+  const subscription = (await repo.findSubscription(db, accountId, subscriptionId))!;
+  const invoice = invoiceId ? await repo.findInvoice(db, accountId, invoiceId) : undefined;
+  return {
+    subscription: await toSubscriptionView(db, subscription),
+    invoice: invoice ? (await toInvoiceViews(db, accountId, [invoice]))[0]! : null,
+  };
+}
+
+/**
+ * Each invoice's customer reference: a finalised invoice's from its snapshot (§4.5), the others' from
+ * the customer as it is now (one read per distinct customer).
+ */
+async function customerReferences(db: Executor, accountId: string, rows: repo.InvoiceRow[]) {
+  const references = new Map<string, string>();
+  for (const r of rows) if (r.document_snapshot) references.set(r.customer_id, r.document_snapshot.customer.customerReferenceId);
+  for (const id of new Set(rows.filter((r) => !references.has(r.customer_id)).map((r) => r.customer_id))) {
+    references.set(id, (await getCustomerById(db, accountId, id)).customer_reference_id);
+  }
+  return references;
 }

@@ -8,6 +8,7 @@ import { appendUsageDraws, type UsageDrawEntry } from './ledger.js';
 import { recordDepleted, recordPoolSignals, signalsOf, type PoolSignals } from './events.js';
 import * as repo from './repo.js';
 import { findPriceAtCached, resolveWeight, resolveWeightCached } from './tariff/service.js';
+import { belowAutoTopupThreshold, recordAutoTopups, type AutoTopupContext } from './auto-topup/record.js';
 
 export type WeightMatch = 'MODEL' | 'FEATURE_DEFAULT' | 'NONE';
 export type ResolvedWeight = Awaited<ReturnType<typeof resolveWeight>>;
@@ -181,7 +182,7 @@ type GrantState = { id: string; remaining: Decimal; expiresAt: Date | null; row:
  * grants. Every amount is parsed once here and kept as a Decimal while the events are decided (ADR
  * 0029: re-parsing each grant's remainder for every event was most of a batch's draw cost).
  */
-export async function openCreditDraws(tx: Tx, accountId: string, targets: CreditDrawTarget[], now: Date): Promise<CreditDrawer> {
+export async function openCreditDraws(tx: Tx, accountId: string, targets: CreditDrawTarget[], now: Date, autoTopup: AutoTopupContext): Promise<CreditDrawer> {
   const subscriptionIds = [...new Set(targets.map((t) => t.subscriptionId))];
   const denominations = [...new Set(targets.map((t) => t.denomination))];
   const pools = subscriptionIds.length === 0 ? [] : await repo.lockPoolsOf(tx, accountId, subscriptionIds, denominations);
@@ -279,6 +280,13 @@ export async function openCreditDraws(tx: Tx, accountId: string, targets: Credit
       for (const f of fired) {
         if (f.kind === 'signals') await recordPoolSignals(tx, f.snapshot, f.signals, now);
         else await recordDepleted(tx, f.snapshot, 'EVENT_REFUSED', f.charge, now);
+      }
+      // Auto top-up (money §2.3): only pools whose locked row carries a threshold they are now below.
+      const low = [...touchedPools].filter((p) => belowAutoTopupThreshold(p.row));
+      if (low.length > 0) {
+        const lastEntry = new Map(entries.map((e) => [e.poolId, e.id]));
+        const drawn = low.flatMap((p) => (lastEntry.has(p.row.id) ? [{ pool: p.row, transactionId: lastEntry.get(p.row.id)! }] : []));
+        await recordAutoTopups(autoTopup, tx, drawn, now);
       }
       entries.length = 0;
       fired.length = 0;

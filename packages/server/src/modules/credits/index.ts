@@ -15,6 +15,22 @@ export {
   type ResolvedWeight,
 } from './draw.js';
 export { auditLedger } from './audit.js';
+export { autoTopupAmount, PAYMENT_MINIMUM, type RuleState as AutoTopupRuleState } from './auto-topup/domain.js';
+export { autoTopupSpendCapSql, chargeAutoTopup } from './auto-topup/slots.js';
+export {
+  clearAutoTopupRetry,
+  deleteAutoTopupRule,
+  describeAutoTopupRule,
+  findAutoTopupAttempt,
+  listAutoTopupAttempts,
+  saveAutoTopupRule,
+  settleAutoTopupAttempt,
+  stalePendingAutoTopups,
+  type RuleInput as AutoTopupRuleInput,
+  type Settlement as AutoTopupSettlement,
+} from './auto-topup/service.js';
+export type { AutoTopupAttempt, AutoTopupRule } from './auto-topup/views.js';
+export type { AutoTopupAttemptRow } from './auto-topup/repo.js';
 export { jobs, registerHooks } from './hooks.js';
 export { captureForEvent, flowHasOpenHold, lockFlowHolds, reserveForFlow } from './reservations/service.js';
 export { ReservationSchema } from './reservations/schema.js';

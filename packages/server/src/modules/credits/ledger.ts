@@ -124,6 +124,8 @@ type GrantInput = {
   idempotencyKey?: string | null;
   requestHash?: string | null;
   metadata?: Record<string, unknown>;
+  /** Runs after the grant is booked and before its credits.granted: the payment a purchase's grant settles is recorded first, knowing the grant (§E5.5). */
+  beforeGrantedEvent?: (grantId: string) => Promise<void>;
 };
 
 /** Adds a grant to a locked pool, books it as a GRANT ledger row and records credits.granted. */
@@ -150,6 +152,7 @@ export async function grantCredits(tx: Tx, pool: repo.PoolRow, input: GrantInput
     created_at: now,
   });
   const transaction = await append(tx, pool, { type: 'GRANT', amount, grantId: grant.id, description: input.description ?? null, subscriptionId: input.subscriptionId ?? null }, now);
+  await input.beforeGrantedEvent?.(grant.id);
   await recordGranted(tx, grant, pool, now);
   return { grant, transaction };
 }

@@ -29,6 +29,11 @@ type PurchaseGrantInput = {
   idempotencyKey: string;
   description: string;
   metadata: Record<string, unknown>;
+  /**
+   * Called with the new grant's id when the grant is created (not on a replay), in the same
+   * transaction, before its credits.granted: the payment's `payment.succeeded` goes here (§E5.5).
+   */
+  onGranted?: (grantId: string) => Promise<void>;
 };
 
 /** Grants purchased credits inside the caller's transaction; idempotent by `idempotencyKey`. */
@@ -48,6 +53,7 @@ export async function grantPurchasedCredits(tx: Tx, input: PurchaseGrantInput, n
       description: input.description,
       idempotencyKey: input.idempotencyKey,
       metadata: input.metadata,
+      ...(input.onGranted ? { beforeGrantedEvent: input.onGranted } : {}),
     },
     now,
   );

@@ -14,6 +14,7 @@ import { getCustomerById } from '../customers/index.js';
 import { armedForThreshold, availableInGrants } from './domain.js';
 import { drawFromPool, grantCredits, reverseTransaction } from './ledger.js';
 import * as repo from './repo.js';
+import { recordAutoTopups } from './auto-topup/record.js';
 import { MAX_CREDIT_AMOUNT, type DeductionCreate, type GrantCreate, type ModelCreate, type PoolCreate, type PoolUpdate } from './schema.js';
 import { findPriceAt } from './tariff/service.js';
 import { toAllocation, toGrant, toLink, toModel, toPool, toTransaction } from './views.js';
@@ -316,6 +317,7 @@ export async function createDeduction(ctx: AppContext, accountId: string, input:
       },
       now,
     );
+    await recordAutoTopups(ctx, tx, [{ pool, transactionId: transaction.id }], now);
     return toTransaction(transaction);
   });
 }

@@ -65,6 +65,8 @@ export interface CreditPoolsTable {
   /** Once-only flags of credits.balance_low and credits.depleted, read and set under the pool lock. */
   low_balance_armed: ColumnType<boolean, boolean | undefined, boolean>;
   depleted_armed: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The auto top-up rule's threshold while the rule is enabled, else null (migration 0042, ADR 0037). */
+  auto_topup_threshold: ColumnType<string | null, string | null | undefined, string | null>;
 }
 export type PoolRow = Selectable<CreditPoolsTable>;
 
@@ -208,6 +210,51 @@ export interface CreditPricesTable {
 }
 export type PriceRow = Selectable<CreditPricesTable>;
 
+export type DisabledReason = 'MANUAL' | 'CONSECUTIVE_FAILURES';
+
+/** One auto top-up rule per customer pool (migration 0042, api-contract-money.md §2). */
+export interface CreditAutoTopupRulesTable {
+  account_id: string;
+  credit_pool_id: string;
+  customer_id: string;
+  enabled: boolean;
+  threshold: Numeric;
+  topup_credits: Numeric;
+  max_monthly_amount: Numeric | null;
+  consecutive_failures: ColumnType<number, number | undefined, number>;
+  retry_after: Date | null;
+  disabled_reason: DisabledReason | null;
+  created_at: Date;
+  modified_at: Date;
+}
+export type AutoTopupRuleRow = Selectable<CreditAutoTopupRulesTable>;
+
+export type AttemptStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+/** An auto top-up attempt: recorded PENDING by a draw, settled by the charge (at most one PENDING per pool). */
+export interface CreditAutoTopupAttemptsTable {
+  id: string;
+  account_id: string;
+  credit_pool_id: string;
+  customer_id: string;
+  status: AttemptStatus;
+  credits: Numeric;
+  price_per_credit: Numeric;
+  amount: Numeric;
+  currency: string;
+  balance_at_trigger: Numeric;
+  trigger_transaction_id: string;
+  payment_method_id: string | null;
+  payment_intent_id: string | null;
+  grant_id: string | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  counted: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Date;
+  completed_at: Date | null;
+}
+export type AutoTopupAttemptRow = Selectable<CreditAutoTopupAttemptsTable>;
+
 declare module '../../platform/db/tables.js' {
   interface DB {
     credit_models: CreditModelsTable;
@@ -223,5 +270,7 @@ declare module '../../platform/db/tables.js' {
     credit_reservations: CreditReservationsTable;
     credit_weights: CreditWeightsTable;
     credit_prices: CreditPricesTable;
+    credit_auto_topup_rules: CreditAutoTopupRulesTable;
+    credit_auto_topup_attempts: CreditAutoTopupAttemptsTable;
   }
 }

@@ -1,5 +1,9 @@
 import type { Executor } from '../../platform/db/database.js';
-import type { CustomerRow } from './tables.js';
+import type { Insertable } from 'kysely';
+import type { CustomerRow, CustomersTable } from './tables.js';
+
+/** A customer as inserted: the agent lifecycle and mandate columns default to null. */
+type NewCustomerRow = Insertable<CustomersTable>;
 import { findTenantRow, withoutKey } from '../../platform/db/tenant-row.js';
 
 export type { CustomerRow } from './tables.js';
@@ -11,14 +15,17 @@ export const findCustomerByRef = (db: Executor, accountId: string, ref: string) 
 export const lockCustomerByRef = (db: Executor, accountId: string, ref: string) =>
   db.selectFrom('customers').selectAll().where('account_id', '=', accountId).where('customer_reference_id', '=', ref).forUpdate().executeTakeFirst();
 
+export const lockCustomerById = (db: Executor, accountId: string, id: string) =>
+  findTenantRow(db, 'customers', accountId, id, 'lock');
+
 export const findCustomerById = (db: Executor, accountId: string, id: string) =>
   findTenantRow(db, 'customers', accountId, id);
 
-export const insertCustomer = (db: Executor, row: CustomerRow) => db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
+export const insertCustomer = (db: Executor, row: NewCustomerRow) => db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
 
 /** Inserts unless the reference exists; returns the row either way (race-safe auto-creation). */
 /** The customer with this reference, inserted when missing; `created` says which. */
-export async function ensureCustomer(db: Executor, row: CustomerRow): Promise<{ row: CustomerRow; created: boolean }> {
+export async function ensureCustomer(db: Executor, row: NewCustomerRow): Promise<{ row: CustomerRow; created: boolean }> {
   const inserted = await db
     .insertInto('customers')
     .values(row)

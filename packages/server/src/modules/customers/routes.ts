@@ -39,5 +39,7 @@ export function customerAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => ok((await service.listAllCustomers(ctx, accountIdOf(request))).map(service.toAdminCustomer)));
     app.get('/api/v1/monetization/customers/:id', { schema: { tags: adminTags, operationId: 'getCustomerAdmin', summary: 'A customer by internal id', params: z.object({ id: z.uuid() }), response: { 200: envelopeSchema(AdminCustomerSchema) } } },
       async (request) => ok(service.toAdminCustomer(await service.getCustomerById(ctx.db, accountIdOf(request), request.params.id))));
+    app.patch('/api/v1/monetization/customers/:id', { schema: { tags: adminTags, operationId: 'updateCustomerAdmin', summary: 'Update a customer by internal id (only the fields sent)', params: z.object({ id: z.uuid() }), body: CustomerUpdateSchema, response: { 200: envelopeSchema(AdminCustomerSchema) } } },
+      async (request) => ok(service.toAdminCustomer(await service.updateCustomerById(ctx, accountIdOf(request), request.params.id, request.body))));
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ADDRESS_LINES, MAX_LINE_LENGTH, MAX_TAX_ID_LENGTH } from '../../platform/document-fields.js';
 import { JsonObjectSchema } from '../../platform/http/json-object-schema.js';
 
 const email = z
@@ -8,6 +9,15 @@ const email = z
   .max(320)
   .pipe(z.email({ error: 'must be a valid e-mail address' }))
   .meta({ format: 'email', description: 'E-mail address (surrounding spaces are trimmed)' });
+
+/** Printed on invoice documents (api-contract-money.md §1.2); the rules and their messages are the service's. */
+const billingFields = {
+  billingAddressLines: z
+    .array(z.string().meta({ maxLength: MAX_LINE_LENGTH }))
+    .nullish()
+    .meta({ description: `At most ${MAX_ADDRESS_LINES} lines of ${MAX_LINE_LENGTH} characters, printed on invoices; entries trimmed, empty ones dropped; null clears (PATCH).` }),
+  taxId: z.string().nullish().meta({ maxLength: MAX_TAX_ID_LENGTH, description: 'Tax or VAT number printed on invoices; null or "" clears (PATCH).' }),
+};
 
 export const CustomerCreateSchema = z
   .object({
@@ -19,6 +29,7 @@ export const CustomerCreateSchema = z
     lastName: z.string().max(255).nullish(),
     phoneNumber: z.string().max(64).nullish(),
     address: z.string().max(1000).nullish(),
+    ...billingFields,
   })
   .refine((b) => b.customerReferenceId ?? b.externalClientCustomerId, {
     message: 'is required',
@@ -33,6 +44,7 @@ export const CustomerUpdateSchema = z.object({
   lastName: z.string().max(255).nullish(),
   phoneNumber: z.string().max(64).nullish(),
   address: z.string().max(1000).nullish(),
+  ...billingFields,
 });
 
 /** The fields both views of a customer show, in their order: who it is, then when it was made and changed. */
@@ -43,10 +55,12 @@ const identityFields = {
   email: z.string().nullable(),
 };
 const timestampFields = { createdAt: z.date(), modifiedAt: z.date() };
+const billingViewFields = { billingAddressLines: z.array(z.string()), taxId: z.string().nullable() };
 
 export const ClientCustomerSchema = z
   .object({
     ...identityFields,
+    ...billingViewFields,
     ...timestampFields,
     subscriptions: z.array(JsonObjectSchema).optional(),
     creditPools: z.array(JsonObjectSchema).optional(),
@@ -59,6 +73,7 @@ export const AdminCustomerSchema = z
     ...identityFields,
     phoneNumber: z.string().nullable(),
     source: z.string(),
+    ...billingViewFields,
     ...timestampFields,
   })
   .meta({ id: 'AdminCustomer' });

@@ -2,7 +2,8 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/database.js';
 import { toUniqueConflict, UNIQUE_CONSTRAINTS } from '../../platform/db/errors.js';
 import { withTransaction } from '../../platform/db/transaction.js';
-import { AppError, notFound } from '../../platform/errors/app-error.js';
+import { AppError, invalid, notFound } from '../../platform/errors/app-error.js';
+import { MAX_TAX_ID_LENGTH, normaliseAddressLines, normaliseText } from '../../platform/document-fields.js';
 import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
@@ -41,6 +42,8 @@ export function toClientCustomer(row: repo.CustomerRow) {
     firstName: row.first_name,
     lastName: row.last_name,
     email: row.email,
+    billingAddressLines: row.billing_address_lines,
+    taxId: row.tax_id,
     createdAt: row.created_at,
     modifiedAt: row.modified_at,
   };
@@ -55,6 +58,8 @@ export function toAdminCustomer(row: repo.CustomerRow) {
     email: row.email,
     phoneNumber: row.phone_number,
     source: row.source,
+    billingAddressLines: row.billing_address_lines,
+    taxId: row.tax_id,
     createdAt: row.created_at,
     modifiedAt: row.modified_at,
   };
@@ -66,8 +71,33 @@ async function customerCreated(tx: Executor, row: repo.CustomerRow) {
   return row;
 }
 
+/**
+ * The billing fields of a create or PATCH (§1.2) as stored: lines trimmed, empty ones dropped; taxId
+ * trimmed, "" → null. Absent stays absent (undefined); the contract's message when one breaks its rule.
+ */
+function checkBillingFields(input: { billingAddressLines?: string[] | null | undefined; taxId?: string | null | undefined }) {
+  const out: { billing_address_lines?: string[]; tax_id?: string | null } = {};
+  if (input.billingAddressLines !== undefined) {
+    const lines = input.billingAddressLines === null ? [] : normaliseAddressLines(input.billingAddressLines);
+    if (lines === null) throw invalid(BILLING_MESSAGES.billingAddressLines, { fields: [{ field: 'billingAddressLines', message: BILLING_MESSAGES.billingAddressLines }] });
+    out.billing_address_lines = lines;
+  }
+  if (input.taxId !== undefined) {
+    const taxId = normaliseText(input.taxId, MAX_TAX_ID_LENGTH);
+    if (taxId === undefined) throw invalid(BILLING_MESSAGES.taxId, { fields: [{ field: 'taxId', message: BILLING_MESSAGES.taxId }] });
+    out.tax_id = taxId;
+  }
+  return out;
+}
+
+const BILLING_MESSAGES = {
+  billingAddressLines: 'billingAddressLines allows at most 6 lines of 200 characters',
+  taxId: 'taxId must be at most 64 characters',
+} as const;
+
 export async function createCustomer(ctx: AppContext, accountId: string, input: CustomerCreate) {
   const now = ctx.clock.now();
+  const billing = checkBillingFields(input);
   const ref = (input.customerReferenceId ?? input.externalClientCustomerId)!;
   try {
     // With its customer.created event (the outbox, ADR 0035); under an Idempotency-Key the transaction
@@ -81,6 +111,8 @@ export async function createCustomer(ctx: AppContext, accountId: string, input: 
       last_name: input.lastName ?? null,
       phone_number: input.phoneNumber ?? null,
       address: input.address ?? null,
+      billing_address_lines: billing.billing_address_lines ?? [],
+      tax_id: billing.tax_id ?? null,
       source: 'MANUAL',
       created_at: now,
       modified_at: now,
@@ -108,6 +140,8 @@ export async function createCustomerInTransaction(
       last_name: null,
       phone_number: null,
       address: null,
+      billing_address_lines: [],
+      tax_id: null,
       source: input.source,
       created_at: input.now,
       modified_at: input.now,
@@ -153,7 +187,15 @@ export async function resolveCallerCustomer(db: Executor, principal: Principal, 
 }
 
 /** PATCH: only the fields sent change. The row is locked while read and written, so concurrent PATCHes never lose an update. */
-const ATTRIBUTES = { email: 'email', first_name: 'firstName', last_name: 'lastName', phone_number: 'phoneNumber', address: 'address' } as const;
+const ATTRIBUTES = {
+  email: 'email',
+  first_name: 'firstName',
+  last_name: 'lastName',
+  phone_number: 'phoneNumber',
+  address: 'address',
+  billing_address_lines: 'billingAddressLines',
+  tax_id: 'taxId',
+} as const;
 
 /** The API fields whose value changed, each with its value before (customer.updated's previousAttributes). */
 export function changedAttributes(before: repo.CustomerRow, after: repo.CustomerRow): Record<string, unknown> {
@@ -165,11 +207,22 @@ export function changedAttributes(before: repo.CustomerRow, after: repo.Customer
 }
 
 export async function updateCustomer(ctx: AppContext, accountId: string, ref: string, input: CustomerUpdate) {
+  return updateLockedCustomer(ctx, accountId, input, (tx) => repo.lockCustomerByRef(tx, accountId, ref), ref);
+}
+
+/** The admin PATCH (§3.10): the customer by our id, the same rules as the Client PATCH. */
+export async function updateCustomerById(ctx: AppContext, accountId: string, id: string, input: CustomerUpdate) {
+  return updateLockedCustomer(ctx, accountId, input, (tx) => repo.lockCustomerById(tx, accountId, id), id);
+}
+
+async function updateLockedCustomer(ctx: AppContext, accountId: string, input: CustomerUpdate, lock: (tx: Executor) => Promise<repo.CustomerRow | undefined>, name: string) {
+  const billing = checkBillingFields(input);
   return withTransaction(ctx.db, async (tx) => {
-    const row = await repo.lockCustomerByRef(tx, accountId, ref);
-    if (!row) throw notFound(`Customer not found: ${ref}`);
+    const row = await lock(tx);
+    if (!row) throw notFound(`Customer not found: ${name}`);
     const next = {
       ...row,
+      ...billing,
       email: input.email ?? row.email,
       first_name: input.firstName === undefined ? row.first_name : input.firstName,
       last_name: input.lastName === undefined ? row.last_name : input.lastName,
@@ -209,6 +262,8 @@ export async function ensureCustomerForEvent(db: Executor, accountId: string, re
     last_name: null,
     phone_number: null,
     address: null,
+    billing_address_lines: [],
+    tax_id: null,
     source: 'EVENT_AUTO_CREATED',
     created_at: now,
     modified_at: now,

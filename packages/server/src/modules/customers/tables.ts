@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { ColumnType, Selectable } from 'kysely';
 
 /**
  * The customers module's table.
@@ -15,10 +15,24 @@ export interface CustomersTable {
   last_name: string | null;
   phone_number: string | null;
   address: string | null;
+  /** Printed on invoice documents (migration 0041, api-contract-money.md §1.2). */
+  billing_address_lines: ColumnType<string[], string[] | undefined, string[]>;
+  tax_id: string | null;
   source: 'MANUAL' | 'EVENT_AUTO_CREATED' | 'AGENT_SIGNUP' | 'STRIPE_IMPORTED';
   created_at: Date;
   modified_at: Date;
+  /** Agent onboarding v2 (migration 0046, `agent-lifecycle.ts`): null = not made by signup (reads claimed). */
+  agent_status: AgentStatus | null;
+  agent_expires_at: Date | null;
+  agent_claimed_at: Date | null;
+  owner_email: string | null;
+  /** The customer's spend mandate (once per customer, shared by its keys; numeric(20,4)); all null = none. */
+  spend_mandate_amount: string | null;
+  spend_mandate_period: MandatePeriod | null;
+  spend_mandate_started_at: Date | null;
 }
+export type AgentStatus = 'provisional' | 'claimed' | 'expired';
+export type MandatePeriod = 'day' | 'week' | 'month';
 export type CustomerRow = Selectable<CustomersTable>;
 
 declare module '../../platform/db/tables.js' {

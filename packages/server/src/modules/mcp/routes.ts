@@ -1,8 +1,13 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../platform/context.js';
 import { principalOf } from '../../platform/http/principal.js';
-import { createMcpServer } from './server.js';
+
+/**
+ * The MCP SDK and the tools, loaded at the first call, not with the server: a fifth of a second of
+ * module loading every process would pay (each node at start, each test file) before anyone calls.
+ */
+let sdk: Promise<[typeof import('./server.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
+const loadSdk = () => (sdk ??= Promise.all([import('./server.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]));
 
 /**
  * CORS for browser clients (the MCP Inspector's direct mode), as the SDK's examples set it: any
@@ -39,6 +44,7 @@ export function mcpRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
     app.options('/mcp', { config: { corsPreflight: true }, schema: { hide: true } }, async (_request, reply) => reply.code(204).headers(PREFLIGHT_HEADERS).send());
     app.post('/mcp', { config: { customerKey: 'read' }, schema: { hide: true } }, async (request, reply) => {
+      const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadSdk();
       const server = createMcpServer({ ctx, principal: principalOf(request), request }, options);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       // The transport writes the response itself: Fastify must not send another.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AppError } from '../../platform/errors/app-error.js';
 import { publicBaseUrl } from '../../platform/http/base-url.js';
 import { decimalInput } from '../../platform/http/decimal-schema.js';
 import { newId } from '../../platform/ids.js';
@@ -104,6 +105,18 @@ const curated: ToolSpec[] = [
         { creditPoolId: args.creditPoolId, credits: args.credits, paymentMethodId: args.paymentMethodId, customerReferenceId: args.customerReferenceId },
         await payments.returnUrls(ctx, request),
       ),
+  }),
+  tool({
+    name: 'getMyBudget',
+    access: 'curated',
+    description:
+      "The calling customer key's budget (api-contract-agent-v2.md §2.8): period, credit and money limits, what was spent in the current window and what is left, " +
+      'when the window resets, and whether the alert threshold was crossed. Read-only, free. Customer keys only.',
+    input: NoInputSchema,
+    run: async ({ ctx, principal }) => {
+      if (principal.kind !== 'customer') throw new AppError('validation_failed', 'getMyBudget needs a customer key; tenant keys have no budget');
+      return customers.getKeyBudget(ctx.db, principal.accountId, principal.keyId, ctx.clock.now());
+    },
   }),
 ];
 
@@ -215,7 +228,9 @@ const tenant: ToolSpec[] = [
     access: 'tenant',
     confirm: true,
     changesState: true,
-    description: 'Move a subscription to another plan: UPGRADE now with a prorated charge, DOWNGRADE at the period end. May spend money: needs confirmAction: true.',
+    description:
+      'Move a subscription to another plan: UPGRADE now with a prorated charge, DOWNGRADE at the period end. May spend money: needs confirmAction: true. ' +
+      "A paid upgrade moves only once paid: charged to the saved card at once, else the result is { status: 'payment_pending', paymentUrl } (the invoice for a human to pay; the plan changes when it is paid).",
     input: z.object({ subscriptionId: z.uuid(), newPlanId: z.uuid(), changeType: z.enum(['UPGRADE', 'DOWNGRADE']) }),
     run: ({ ctx, principal }, args) => billing.changePlan(ctx, principal, args.subscriptionId, { changeToPlanId: args.newPlanId, changeType: args.changeType }),
   }),

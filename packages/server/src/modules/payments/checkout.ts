@@ -48,7 +48,7 @@ export async function openHostedCheckout(ctx: AppContext, processor: Processor, 
     creditPoolId: input.creditPoolId, credits: input.credits, pricePerCredit: input.pricePerCredit, declined: input.declined,
   });
   const metadata = { [METADATA.account]: input.accountId, [METADATA.checkoutSession]: row.id, [METADATA.creditPurchase]: input.creditPurchaseId };
-  let session: { id: string; url: string | null };
+  let session: { id: string; url: string | null; expiresAt: Date | null };
   try {
     session = await processor.createPaymentCheckout(
       {
@@ -67,7 +67,7 @@ export async function openHostedCheckout(ctx: AppContext, processor: Processor, 
     throw new AppError('vendor_error', `Stripe refused the checkout session: ${processorMessage(err)}`, { cause: err });
   }
   await withTransaction(ctx.db, (tx) =>
-    repo.updateCheckoutSession(tx, input.accountId, row.id, { processor_session_id: session.id, checkout_url: session.url, modified_at: ctx.clock.now() }),
+    repo.updateCheckoutSession(tx, input.accountId, row.id, { processor_session_id: session.id, checkout_url: session.url, expires_at: session.expiresAt, modified_at: ctx.clock.now() }),
   );
   return { id: row.id, checkoutUrl: session.url! };
 }

@@ -40,6 +40,8 @@ export const METADATA = {
   customer: 'tally_customer_id',
   checkoutSession: 'tally_checkout_session_id',
   creditPurchase: 'tally_credit_purchase_id',
+  autoTopupAttempt: 'tally_auto_topup_attempt_id',
+  creditPool: 'tally_credit_pool_id',
   invoice: 'tally_invoice_id',
   subscription: 'tally_subscription_id',
   plan: 'tally_plan_id',

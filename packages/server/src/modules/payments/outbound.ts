@@ -1,8 +1,8 @@
 import type { Tx } from '../../platform/db/database.js';
 import { recordEvent } from '../../platform/events/outbox.js';
-import { newId } from '../../platform/ids.js';
+import { nameBasedId, newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
-import { getCustomerById } from '../customers/index.js';
+import { claimCustomer, getCustomerById } from '../customers/index.js';
 import type { CheckoutPurpose, CheckoutSessionRow } from './tables.js';
 
 /**
@@ -35,11 +35,19 @@ export function chargeDeclineReason(code: string | null | undefined): string {
   return code === 'authentication_required' || code === 'payment requires_action' ? 'authentication required' : 'off-session charge declined';
 }
 
+/**
+ * The Payment's id (ours; no table keeps payments): name-based on the account and the processor's
+ * object, so every event of one processor payment (an invoice's failed attempt, then its success)
+ * carries the same id; a decline the processor gave no object for gets a fresh one.
+ */
+const paymentIdOf = (accountId: string, processorPaymentId: string | null, now: Date) =>
+  processorPaymentId ? nameBasedId(accountId, processorPaymentId) : newId(now.getTime());
+
 /** The Payment object (§E5.5): ours, built from what the payments module knows of the charge. */
 export async function recordPayment(tx: Tx, facts: PaymentFacts): Promise<void> {
   const customer = await getCustomerById(tx, facts.accountId, facts.customerId);
   const payment = {
-    id: newId(facts.now.getTime()),
+    id: paymentIdOf(facts.accountId, facts.processorPaymentId, facts.now),
     status: facts.status,
     purpose: facts.purpose,
     customerReferenceId: customer.customer_reference_id,
@@ -54,6 +62,9 @@ export async function recordPayment(tx: Tx, facts: PaymentFacts): Promise<void> 
     createdAt: facts.now,
   };
   await recordEvent(tx, { accountId: facts.accountId, type: facts.status === 'SUCCEEDED' ? 'payment.succeeded' : 'payment.failed', object: payment, now: facts.now });
+  // A positive payment claims a provisional agent customer (api-contract-agent-v2.md §4.7), in the payment's
+  // transaction; its customer.claimed follows the payment.succeeded that caused it.
+  if (facts.status === 'SUCCEEDED' && dec(facts.amount).gt(0)) await claimCustomer(tx, facts.accountId, facts.customerId, facts.now);
 }
 
 /** A checkout session as the Client API shows it (contract §4.6). */
@@ -65,6 +76,7 @@ export function toCheckoutSessionView(row: CheckoutSessionRow) {
     ...(row.checkout_url ? { checkoutUrl: row.checkout_url } : {}),
     ...(row.subscription_id && row.status === 'COMPLETED' ? { subscriptionId: row.subscription_id } : {}),
     ...(row.credits ? { credits: dec(row.credits) } : {}),
+    ...(row.payment_method_id ? { paymentMethodId: row.payment_method_id } : {}),
     createdAt: row.created_at,
     ...(row.completed_at ? { completedAt: row.completed_at } : {}),
   };

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../platform/context.js';
-import { withStatement } from '../../platform/db/transaction.js';
+import { withStatement, withTransaction } from '../../platform/db/transaction.js';
+import { clearAutoTopupRetry } from '../credits/index.js';
 import { AppError, invalid } from '../../platform/errors/app-error.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { resolveCallerCustomer } from '../customers/index.js';
@@ -57,5 +58,14 @@ export async function setDefaultPaymentMethod(ctx: AppContext, principal: Princi
     }
     throw new AppError('vendor_error', `Stripe refused the payment method: ${processorMessage(err)}`, { cause: err });
   }
-  await withStatement(ctx.db, (db) => repo.setDefaultPaymentMethod(db, principal.accountId, customer.id, attachedId, ctx.clock.now()));
+  const now = ctx.clock.now();
+  if (link.default_payment_method_id === attachedId) {
+    await withStatement(ctx.db, (db) => repo.setDefaultPaymentMethod(db, principal.accountId, customer.id, attachedId, now));
+    return;
+  }
+  // A different default method lifts the auto top-up retry block of every rule of the customer (money §2.5).
+  await withTransaction(ctx.db, async (tx) => {
+    await repo.setDefaultPaymentMethod(tx, principal.accountId, customer.id, attachedId, now);
+    await clearAutoTopupRetry(tx, principal.accountId, customer.id, now);
+  });
 }

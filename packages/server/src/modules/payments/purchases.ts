@@ -1,11 +1,12 @@
 import type { AppContext } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/db/transaction.js';
 import { AppError, invalid } from '../../platform/errors/app-error.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import { dec, type Decimal } from '../../platform/money.js';
 import { findPriceAt, getCustomerPool, grantPurchasedCredits, listAccountPools } from '../credits/index.js';
-import { resolveCallerCustomer, type Customer } from '../customers/index.js';
+import { openHostedKeySpend, releaseChargeSpend, reserveOffSessionSpend, resolveCallerCustomer, settleChargeSpend, type Customer } from '../customers/index.js';
 import { getAccountSettings, type AccountSettings } from '../settings/index.js';
 import { openHostedCheckout, type ReturnUrls } from './checkout.js';
 import { processorKey } from './connection.js';
@@ -33,6 +34,8 @@ export type PurchaseResult = {
 };
 
 export const PAYMENT_REQUIRED_MESSAGE = 'A payment method is required; hand checkoutUrl to your principal and poll the checkout session';
+/** The 402 when no processor is connected: nothing to hand over, so the agent is told whom to ask (api-contract-agent-v2.md §1.2). */
+export const NO_PROCESSOR_MESSAGE = 'Payment is required but no payment processor is connected to this instance; contact the operator.';
 
 /**
  * Buys credits (contract §4.7): price from the book now, amount rounded by the currency, minimum and
@@ -63,16 +66,30 @@ export async function purchaseCredits(ctx: AppContext, principal: Principal, inp
   const base: PurchaseResult = { completed: false, credits: input.credits, pricePerCredit: price.pricePerCredit, amountCharged: amount, currency };
 
   const key = await purchaseProcessorKey(ctx, accountId, settings);
-  if (!key) throw paymentRequired({ ...base, declineReason: 'no payment processor connected' });
+  if (!key) throw paymentRequired({ ...base, declineReason: 'no payment processor connected' }, NO_PROCESSOR_MESSAGE);
   const processor = stripeProcessor(ctx.config, key, ctx.metrics);
 
-  const purchase = await withTransaction(ctx.db, (tx) =>
-    repo.insertPurchase(tx, {
-      id: newId(), account_id: accountId, customer_id: customer.id, credit_pool_id: pool.id, credits: input.credits.toFixed(),
+  // The key budget and the spend mandate (api-contract-agent-v2.md §2.6, §4.6): a customer key's
+  // off-session charge is checked and reserved (its id is the purchase's, named in the charge's
+  // idempotency key) in the purchase row's transaction, customer row lock first, then the key's,
+  // before the purchase row (whose foreign key would share-lock the customer row first) and before
+  // any processor call; a refusal rolls it all back. A hosted one is recorded to be counted against
+  // the key when it is paid (the mandate never counts a page a human pays).
+  const keyId = principal.kind === 'customer' && principal.portalSessionId === undefined ? principal.keyId : null;
+  const offSession = keyId !== null && (input.paymentMethodId !== undefined || Boolean((await repo.findProcessorCustomer(ctx.db, accountId, customer.id))?.default_payment_method_id));
+  const purchaseId = newId();
+  const purchase = await withTransaction(ctx.db, async (tx) => {
+    if (keyId !== null && offSession) {
+      await reserveOffSessionSpend(tx, { accountId, customerId: customer.id, customerReferenceId: customer.customer_reference_id, keyId, id: purchaseId, amount, now });
+    }
+    const row = await repo.insertPurchase(tx, {
+      id: purchaseId, account_id: accountId, customer_id: customer.id, credit_pool_id: pool.id, credits: input.credits.toFixed(),
       price_per_credit: price.pricePerCredit.toFixed(), amount: amount.toFixed(), currency, status: 'PENDING', payment_intent_id: null,
       grant_id: null, checkout_session_id: null, decline_reason: null, created_at: now, modified_at: now,
-    }),
-  );
+    });
+    if (keyId !== null && !offSession) await openHostedKeySpend(tx, { accountId, keyId, id: row.id, amount, now });
+    return row;
+  });
   const link = await ensureProcessorCustomer(ctx, processor, customer);
   const paymentMethod = input.paymentMethodId ?? link.default_payment_method_id;
   let declineReason: string | undefined;
@@ -87,7 +104,13 @@ export async function purchaseCredits(ctx: AppContext, principal: Principal, inp
     declineReason = 'off-session charge declined';
     declinedPaymentId = charged.paymentIntentId;
     paymentDecline = chargeDeclineReason(charged.reason);
-    await withTransaction(ctx.db, (tx) => repo.updatePurchase(tx, accountId, purchase.id, { status: 'DECLINED', decline_reason: charged.reason, modified_at: ctx.clock.now() }));
+    await withTransaction(ctx.db, async (tx) => {
+      await repo.updatePurchase(tx, accountId, purchase.id, { status: 'DECLINED', decline_reason: charged.reason, modified_at: ctx.clock.now() });
+      // Declined: the money was not spent; the hosted page below counts against the key when it is paid.
+      if (keyId !== null) await hostedFromNow(tx, keyId, purchase, ctx.clock.now());
+    });
+  } else if (offSession) {
+    await withTransaction(ctx.db, (tx) => hostedFromNow(tx, keyId!, purchase, ctx.clock.now()));
   }
   const session = await openHostedCheckout(ctx, processor, {
     accountId, customer, processorCustomerId: link.processor_customer_id, purpose: 'CREDIT_TOPUP', urls,
@@ -157,20 +180,22 @@ async function chargeOffSession(
 /**
  * Grants the credits of a charged purchase (key `pi_<id>`, shared with the webhook). Under the
  * purchase's lock: the webhook of a lost answer may have completed it already (then nothing more);
- * else `payment.succeeded` is recorded, before the grant's own events.
+ * else `payment.succeeded` is recorded with the new grant's id, before the grant's own events.
  */
 async function completePurchase(ctx: AppContext, purchase: repo.CreditPurchaseRow, paymentIntentId: string): Promise<string> {
   const now = ctx.clock.now();
   return withTransaction(ctx.db, async (tx) => {
     const locked = await repo.lockPurchase(tx, purchase.account_id, purchase.id);
     if (locked?.status === 'SUCCEEDED' && locked.grant_id) return locked.grant_id;
-    await recordPayment(tx, purchasePayment(purchase, paymentIntentId, null, now));
+    // The reservations are settled: customer, then the key's budget, before the pools the grant locks.
+    await settleChargeSpend(tx, { accountId: purchase.account_id, customerId: purchase.customer_id, id: purchase.id, now });
     const { grantId } = await grantPurchasedCredits(
       tx,
       {
         accountId: purchase.account_id, poolId: purchase.credit_pool_id, amount: dec(purchase.credits), unitPrice: dec(purchase.price_per_credit),
         currency: purchase.currency, idempotencyKey: `pi_${paymentIntentId}`, description: 'Credit purchase',
         metadata: { creditPurchaseId: purchase.id, paymentIntentId },
+        onGranted: (id) => recordPayment(tx, purchasePayment(purchase, paymentIntentId, null, id, now)),
       },
       now,
     );
@@ -179,16 +204,26 @@ async function completePurchase(ctx: AppContext, purchase: repo.CreditPurchaseRo
   });
 }
 
-export function paymentRequired(data: unknown): AppError {
-  return new AppError('payment_required', PAYMENT_REQUIRED_MESSAGE, { data });
+/**
+ * A reservation that will not be charged off-session gives its amount back to the key and the
+ * mandate; the purchase then counts against the key only if its hosted page is paid.
+ */
+async function hostedFromNow(tx: Tx, keyId: string, purchase: repo.CreditPurchaseRow, now: Date) {
+  const accountId = purchase.account_id;
+  await releaseChargeSpend(tx, { accountId, customerId: purchase.customer_id, id: purchase.id, now });
+  await openHostedKeySpend(tx, { accountId, keyId, id: purchase.id, amount: dec(purchase.amount), now });
+}
+
+export function paymentRequired(data: unknown, message: string = PAYMENT_REQUIRED_MESSAGE): AppError {
+  return new AppError('payment_required', message, { data });
 }
 
 export type { Customer };
 
-/** The Payment facts of a credit purchase's successful charge (its grant follows in the same transaction). */
-export function purchasePayment(purchase: repo.CreditPurchaseRow, processorPaymentId: string, checkoutSessionId: string | null, now: Date): PaymentFacts {
+/** The Payment facts of a credit purchase's successful charge and the grant it settled (same transaction). */
+export function purchasePayment(purchase: repo.CreditPurchaseRow, processorPaymentId: string, checkoutSessionId: string | null, grantId: string, now: Date): PaymentFacts {
   return {
     accountId: purchase.account_id, customerId: purchase.customer_id, status: 'SUCCEEDED', purpose: 'CREDIT_TOPUP', amount: purchase.amount,
-    currency: purchase.currency, processorPaymentId, checkoutSessionId, now,
+    currency: purchase.currency, processorPaymentId, checkoutSessionId, grantId, now,
   };
 }

@@ -67,7 +67,11 @@ export const setDefaultPaymentMethod = (db: Executor, accountId: string, custome
 
 // Checkout sessions
 
-export const insertCheckoutSession = (db: Executor, row: CheckoutSessionRow) =>
+/**
+ * A new session; `payment_method_id` is set only when a setup session completes, `expires_at` once
+ * the processor answered with its session.
+ */
+export const insertCheckoutSession = (db: Executor, row: Omit<CheckoutSessionRow, 'payment_method_id' | 'expires_at'>) =>
   db.insertInto('checkout_sessions').values(row).returningAll().executeTakeFirstOrThrow();
 
 export const findCheckoutSession = (db: Executor, accountId: string, id: string) =>

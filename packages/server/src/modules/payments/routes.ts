@@ -14,6 +14,7 @@ import { deleteConnection, getMaskedConnection, registerWebhook, storeApiKey } f
 import { hostedInvoicePage } from './hosted-invoice.js';
 import { createSetupIntent, setDefaultPaymentMethod } from './payment-methods.js';
 import { purchaseCredits } from './purchases.js';
+import { getDefaultPaymentMethod, openSetupCheckout } from './setup-checkout.js';
 import {
   AccountIdParamsSchema,
   AdminCheckoutSessionSchema,
@@ -25,21 +26,25 @@ import {
   MaskedConnectionSchema,
   PurchaseRequestSchema,
   PurchaseResultSchema,
+  SavedPaymentMethodSchema,
+  SetupCheckoutSchema,
   SetupIntentSchema,
   StoreApiKeySchema,
   SubscriptionIdParamsSchema,
 } from './schema.js';
 import { receiveWebhook } from './webhook.js';
+import { defaultReturnUrls } from './return-pages.js';
+import { autoTopupClientRoutes } from './auto-topup/routes.js';
 
 const adminTags = ['Payment processor'];
 const clientTags = ['Payments'];
 
-/** Where the processor's hosted pages send the principal back: the account's URLs, else this service. */
-/** Where a hosted checkout returns to: the account's settings, else the service's own address. */
+/** Where a hosted checkout returns to: the account's URLs, else this service's return pages (agent-v2 §5.6). */
 export async function returnUrls(ctx: AppContext, request: FastifyRequest): Promise<ReturnUrls> {
   const settings = await getAccountSettings(ctx.db, accountIdOf(request));
   const base = publicBaseUrl(ctx.config.publicBaseUrl, request);
-  return { successUrl: settings.stripeCheckoutSuccessUrl ?? `${base}/`, cancelUrl: settings.stripeCheckoutCancelUrl ?? `${base}/` };
+  const ours = defaultReturnUrls(base, 'payment');
+  return { successUrl: settings.stripeCheckoutSuccessUrl ?? ours.successUrl, cancelUrl: settings.stripeCheckoutCancelUrl ?? ours.cancelUrl };
 }
 
 /** Admin API (JWT): the account's processor connection (contract §5.4). */
@@ -82,8 +87,9 @@ export function paymentAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
 /** Client API: payment methods, checkout sessions, credit purchases, the hosted invoice page. */
 export function paymentClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  return async (app) => {
+  return async (app, options) => {
     const base = '/api/v1/client';
+    await autoTopupClientRoutes(ctx)(app, options);
     app.post(`${base}/customers/:ref/payment-methods/setup-intent`, {
       config: { customerKey: 'purchase' },
       schema: { tags: clientTags, operationId: 'createSetupIntent', summary: 'Start saving a card: a Stripe setup intent the principal confirms with Stripe directly', params: RefParamsSchema, response: { 200: envelopeSchema(SetupIntentSchema), 502: errorEnvelopeSchema } },
@@ -92,6 +98,19 @@ export function paymentClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { customerKey: 'purchase' },
       schema: { tags: clientTags, operationId: 'setDefaultPaymentMethod', summary: "Attach a payment method and keep it as the customer's default for off-session charges", params: RefParamsSchema, body: DefaultPaymentMethodSchema, response: { 200: emptyEnvelopeSchema, 502: errorEnvelopeSchema } },
     }, async (request) => okEmpty(await setDefaultPaymentMethod(ctx, principalOf(request), request.params.ref, request.body.paymentMethodId)));
+    app.post(`${base}/customers/:ref/payment-methods/setup-checkout`, {
+      config: { customerKey: 'purchase' },
+      schema: {
+        tags: clientTags, operationId: 'openSetupCheckout',
+        summary: "Add or replace the customer's card on the processor's hosted page (Checkout mode=setup); once completed it is the default for off-session charges",
+        description: 'No body. Each call opens a new session (purpose PAYMENT_METHOD). It returns to the portal link\'s returnUrl (a portal token that has one), else the account\'s checkout URLs, else /portal of this service. No processor connected: 400.',
+        params: RefParamsSchema, response: { 201: envelopeSchema(SetupCheckoutSchema), 502: errorEnvelopeSchema },
+      },
+    }, async (request, reply) => reply.status(201).send(ok(await openSetupCheckout(ctx, principalOf(request), request.params.ref, publicBaseUrl(ctx.config.publicBaseUrl, request)))));
+    app.get(`${base}/customers/:ref/payment-methods/default`, {
+      config: { customerKey: 'read' },
+      schema: { tags: clientTags, operationId: 'getDefaultPaymentMethod', summary: "The customer's default payment method (card fields null when the processor does not say); 404 when none is saved", params: RefParamsSchema, response: { 200: envelopeSchema(SavedPaymentMethodSchema) } },
+    }, async (request) => ok(await getDefaultPaymentMethod(ctx, principalOf(request), request.params.ref)));
     app.get(`${base}/checkout-sessions/:checkoutSessionId`, {
       config: { customerKey: 'read' },
       schema: { tags: clientTags, operationId: 'getCheckoutSession', summary: 'A hosted checkout: PENDING until the processor reports it paid (COMPLETED) or expired', params: CheckoutSessionParamsSchema, response: { 200: envelopeSchema(CheckoutSessionSchema) } },
@@ -107,7 +126,6 @@ export function paymentClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     }, async (request, reply) => reply.status(201).send(ok(await purchaseCredits(ctx, principalOf(request), request.body, await returnUrls(ctx, request)))));
     app.post(`${base}/billing/subscriptions/:subscriptionId/stripe/checkout`, {
-      config: { portal: 'read' },
       schema: { tags: ['Billing'], operationId: 'openHostedInvoicePage', summary: "The processor's hosted page for the subscription's first DUE invoice", description: 'Tenant key; also a customer portal token for its own customer\'s subscription (ADR 0025; another customer\'s is 403). Customer keys: 403.', params: SubscriptionIdParamsSchema, response: { 200: envelopeSchema(HostedInvoiceSchema), 502: errorEnvelopeSchema } },
     }, async (request) => ok(await hostedInvoicePage(ctx, principalOf(request), request.params.subscriptionId)));
     app.post(`${base}/billing/invoices/subscription/:subscriptionId/stripe/checkout`, {

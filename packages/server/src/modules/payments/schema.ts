@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { decimalInput, decimalOutput } from '../../platform/http/decimal-schema.js';
 import { pageQuerySchema } from '../../platform/http/pagination.js';
 import { CustomerRefSchema } from '../customers/index.js';
+import type { CheckoutPurpose, CheckoutStatus } from './tables.js';
 
 /** Largest purchase in credits: the credit columns' range (numeric(24,6)). */
 const MAX_PURCHASE_CREDITS = '1000000000';
@@ -30,23 +31,43 @@ export const SetupIntentSchema = z.object({
   stripe_customer_id: z.string(),
 });
 
+export const SetupCheckoutSchema = z
+  .object({
+    checkoutSessionId: z.uuid().describe('Our checkout session (purpose PAYMENT_METHOD): GET /checkout-sessions/{id} shows it COMPLETED with paymentMethodId once the card is saved'),
+    checkoutUrl: z.string().describe("The processor's hosted page where the customer enters the card"),
+  })
+  .meta({ id: 'SetupCheckout' });
+
+export const SavedPaymentMethodSchema = z
+  .object({
+    paymentMethodId: z.string(),
+    brand: z.string().nullable(),
+    last4: z.string().nullable(),
+    expMonth: z.number().int().nullable(),
+    expYear: z.number().int().nullable(),
+  })
+  .meta({ id: 'SavedPaymentMethod' });
+
 export const DefaultPaymentMethodSchema = z.object({
   paymentMethodId: z.string().trim().min(1, 'is required').max(255).describe('A Stripe payment method id (pm_…)'),
 });
 
+const CHECKOUT_PURPOSES = ['SUBSCRIPTION', 'CREDIT_TOPUP', 'INVOICE', 'PAYMENT_METHOD', 'SPEND_MANDATE'] as const satisfies readonly CheckoutPurpose[];
+const CHECKOUT_STATUSES = ['PENDING', 'COMPLETED', 'EXPIRED'] as const satisfies readonly CheckoutStatus[];
+
 export const CheckoutSessionSchema = z.object({
   id: z.uuid(),
-  purpose: z.enum(['SUBSCRIPTION', 'CREDIT_TOPUP', 'INVOICE']),
-  status: z.enum(['PENDING', 'COMPLETED', 'EXPIRED']),
+  purpose: z
+    .enum(CHECKOUT_PURPOSES)
+    .describe('PAYMENT_METHOD: a hosted setup checkout that saves a card (no charge); SPEND_MANDATE: the same page where the principal also approves a spend mandate'),
+  status: z.enum(CHECKOUT_STATUSES),
   checkoutUrl: z.string().optional(),
   subscriptionId: z.uuid().optional(),
   credits: decimalOutput.optional(),
+  paymentMethodId: z.string().optional().describe('PAYMENT_METHOD and SPEND_MANDATE sessions, once COMPLETED: the payment method saved as the default'),
   createdAt: z.date(),
   completedAt: z.date().optional(),
 });
-
-const CHECKOUT_PURPOSES = ['SUBSCRIPTION', 'CREDIT_TOPUP', 'INVOICE'] as const;
-const CHECKOUT_STATUSES = ['PENDING', 'COMPLETED', 'EXPIRED'] as const;
 
 /** The console's list of hosted checkouts: paged, newest first, optional filters. */
 export const CheckoutSessionListQuerySchema = pageQuerySchema.extend({

@@ -1,5 +1,7 @@
 import type { Generated, Selectable } from 'kysely';
 import type { Numeric } from '../../platform/db/tables.js';
+// The spend-mandate page table (migration 0046) joins Kysely's DB through the module's tables (ADR 0031).
+import type {} from './mandate/tables.js';
 
 /**
  * The payments module's tables: the processor connection and its mirrors (customers, products, subscriptions,
@@ -30,7 +32,7 @@ export interface ProcessorCustomersTable {
 }
 export type ProcessorCustomerRow = Selectable<ProcessorCustomersTable>;
 
-export type CheckoutPurpose = 'SUBSCRIPTION' | 'CREDIT_TOPUP' | 'INVOICE';
+export type CheckoutPurpose = 'SUBSCRIPTION' | 'CREDIT_TOPUP' | 'INVOICE' | 'PAYMENT_METHOD' | 'SPEND_MANDATE';
 
 export type CheckoutStatus = 'PENDING' | 'COMPLETED' | 'EXPIRED';
 
@@ -55,6 +57,10 @@ export interface CheckoutSessionsTable {
   created_at: Date;
   completed_at: Date | null;
   modified_at: Date;
+  /** The payment method a PAYMENT_METHOD session saved (set when it completes). */
+  payment_method_id: string | null;
+  /** When the processor's Checkout Session lapses (migration 0047); null for hosted invoice pages. */
+  expires_at: Date | null;
 }
 export type CheckoutSessionRow = Selectable<CheckoutSessionsTable>;
 

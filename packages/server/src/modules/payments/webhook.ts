@@ -6,8 +6,8 @@ import { isUuid } from '../../platform/ids.js';
 import { dec } from '../../platform/money.js';
 import { accountExists } from '../accounts/index.js';
 import { findInvoice, settleInvoice } from '../billing/index.js';
-import { grantPurchasedCredits } from '../credits/index.js';
-import { findCustomerById } from '../customers/index.js';
+import { clearAutoTopupRetry, grantPurchasedCredits } from '../credits/index.js';
+import { findCustomerById, settleChargeSpend } from '../customers/index.js';
 import { getAccountSettings } from '../settings/index.js';
 import { webhookSecret } from './connection.js';
 import { fromMinorUnitInteger } from './domain.js';
@@ -15,6 +15,7 @@ import { processorIdOf, recordCheckoutCompleted, recordPayment } from './outboun
 import { purchasePayment } from './purchases.js';
 import { invoicePayment } from './subscribe.js';
 import { METADATA } from './events.js';
+import { completeFromWebhook } from './auto-topup/charge.js';
 import {
   verifyWebhookEvent,
   type ProcessorCheckoutSession,
@@ -26,6 +27,9 @@ import {
 } from './processor/stripe.js';
 import { applyProcessorInvoice, linkProcessorSubscription, subscriptionCheckoutCompleted, subscriptionCheckoutExpired } from './processor/apply.js';
 import * as repo from './repo.js';
+import { completeSetupCheckout, saveSetupCheckoutMethod, type SavedSetupMethod } from './setup-checkout.js';
+import { expireCheckoutSession } from './checkout-expiry.js';
+import { completeMandateCheckout } from './mandate/pages.js';
 
 /**
  * The processor's webhook (contract §5.5): the raw body is verified against the account's signing
@@ -50,22 +54,26 @@ export async function receiveWebhook(ctx: AppContext, accountId: string, rawBody
   } catch {
     throw rejected('Webhook signature verification failed');
   }
+  // A setup checkout's processor calls come first, outside the transaction (each safe to repeat).
+  const saved = event.type === 'checkout.session.completed' ? await saveSetupCheckoutMethod(ctx, accountId, event.data.object) : null;
   const now = ctx.clock.now();
   const applied = await withTransaction(ctx.db, async (tx) => {
     if (!(await repo.recordEvent(tx, accountId, event.id, event.type, now))) return false;
-    await applyEvent(tx, accountId, event, now);
+    await applyEvent(ctx, tx, accountId, event, now, saved);
     return true;
   });
   return { applied, type: event.type };
 }
 
-async function applyEvent(tx: Tx, accountId: string, event: ProcessorEvent, now: Date): Promise<void> {
+async function applyEvent(ctx: AppContext, tx: Tx, accountId: string, event: ProcessorEvent, now: Date, saved: SavedSetupMethod | null): Promise<void> {
   if ((await getAccountSettings(tx, accountId)).stripeMode === 'PROCESSOR_INTEGRATION' && (await applyProcessorDriven(tx, accountId, event, now))) return;
   switch (event.type) {
     case 'invoice.paid':
     case 'invoice.payment_succeeded':
       return invoicePaid(tx, accountId, event.data.object, now);
     case 'checkout.session.completed':
+      if (saved?.purpose === 'SPEND_MANDATE') return completeMandateCheckout(ctx, tx, accountId, saved, event.data.object, now);
+      if (saved) return completeSetupCheckout(tx, accountId, saved, now);
       return checkoutCompleted(tx, accountId, event.data.object, now);
     case 'checkout.session.expired':
       return checkoutExpired(tx, accountId, event.data.object, now);
@@ -103,6 +111,10 @@ async function applyProcessorDriven(tx: Tx, accountId: string, event: ProcessorE
     case 'invoice.payment_succeeded':
       await applyProcessorInvoice(tx, accountId, event.data.object, now);
       return true;
+    case 'invoice.payment_failed':
+      // Mirrored first (it may be the invoice's first event to arrive), then payment.failed below.
+      await applyProcessorInvoice(tx, accountId, event.data.object, now);
+      return false;
     case 'checkout.session.completed': {
       const id = event.data.object.metadata?.[METADATA.checkoutSession] ?? event.data.object.client_reference_id;
       return Boolean(id && isUuid(id) && (await subscriptionCheckoutCompleted(tx, accountId, id, event.data.object, now)));
@@ -129,6 +141,9 @@ async function invoicePaid(tx: Tx, accountId: string, invoice: ProcessorInvoice,
   const session = await repo.lockCheckoutSessionByProcessorInvoice(tx, accountId, invoice.id!);
   const invoiceId = invoice.metadata?.[METADATA.invoice] ?? session?.invoice_id ?? null;
   if (invoiceId) {
+    // A customer key's paid subscribe counts against its budget when its hosted invoice is paid
+    // (api-contract-agent-v2.md §2.5): customer, then key, before the locks the settlement takes.
+    await settleInvoiceSpend(tx, accountId, invoiceId, now);
     await settleInvoice(tx, accountId, invoiceId, now, (ours) =>
       recordPayment(tx, invoicePayment({
         accountId, customerId: ours.customer_id, invoice: ours, processorPaymentId: invoicePaymentId(invoice),
@@ -142,15 +157,21 @@ async function invoicePaid(tx: Tx, accountId: string, invoice: ProcessorInvoice,
   }
 }
 
-/** `invoice.payment_failed` (once per processor event): the invoice stays DUE; `payment.failed` is recorded for one of ours. */
+/**
+ * `invoice.payment_failed` (once per processor event): the invoice stays DUE; `payment.failed` is
+ * recorded for one of ours: a hosted page's (metadata, session) or, where the processor drives
+ * billing, our mirror of it.
+ */
 async function invoicePaymentFailed(tx: Tx, accountId: string, invoice: ProcessorInvoice, now: Date) {
   const session = invoice.id ? await repo.lockCheckoutSessionByProcessorInvoice(tx, accountId, invoice.id) : undefined;
-  const ref = invoice.metadata?.[METADATA.invoice] ?? session?.invoice_id ?? null;
+  const mirrored = invoice.id ? await repo.findMirroredInvoice(tx, accountId, invoice.id) : undefined;
+  const ref = invoice.metadata?.[METADATA.invoice] ?? session?.invoice_id ?? mirrored?.invoice_id ?? null;
   const ours = ref && isUuid(ref) ? await findInvoice(tx, accountId, ref) : undefined;
   if (!ours) return;
   const currency = invoice.currency ? invoice.currency.toUpperCase() : ours.currency;
+  const purpose = session?.purpose ?? (mirrored && invoice.billing_reason === 'subscription_create' ? 'SUBSCRIPTION' : 'INVOICE');
   await recordPayment(tx, {
-    accountId, customerId: ours.customer_id, status: 'FAILED', purpose: session?.purpose ?? 'INVOICE',
+    accountId, customerId: ours.customer_id, status: 'FAILED', purpose,
     amount: typeof invoice.amount_due === 'number' ? fromMinorUnitInteger(invoice.amount_due, currency) : ours.amount, currency,
     processorPaymentId: invoicePaymentId(invoice), invoiceId: ours.id, checkoutSessionId: session?.id ?? null, subscriptionId: ours.subscription_id,
     declineReason: (invoice as { last_finalization_error?: { message?: string } | null }).last_finalization_error?.message ?? 'invoice payment failed', now,
@@ -163,10 +184,14 @@ async function checkoutCompleted(tx: Tx, accountId: string, object: ProcessorChe
   const session = await repo.lockCheckoutSession(tx, accountId, id);
   if (!session || session.status === 'COMPLETED') return;
   if (session.purpose === 'CREDIT_TOPUP') {
-    // Under the session's lock, once: payment.succeeded, the grant's events, checkout.completed.
-    await recordPayment(tx, {
+    // A customer key's hosted purchase counts against its budget when paid (api-contract-agent-v2.md
+    // §2.5), the key's budget locked before the pools the grant locks.
+    const purchaseRef = object.metadata?.[METADATA.creditPurchase];
+    if (purchaseRef && isUuid(purchaseRef)) await settleChargeSpend(tx, { accountId, customerId: session.customer_id, id: purchaseRef, now });
+    // Under the session's lock, once: payment.succeeded (with the grant it settles), the grant's events, checkout.completed.
+    const payment = (grantId: string) => recordPayment(tx, {
       accountId, customerId: session.customer_id, status: 'SUCCEEDED', purpose: 'CREDIT_TOPUP', amount: session.amount ?? '0', currency: session.currency!,
-      processorPaymentId: processorIdOf(object.payment_intent) ?? object.id, checkoutSessionId: session.id, now,
+      processorPaymentId: processorIdOf(object.payment_intent) ?? object.id, checkoutSessionId: session.id, grantId, now,
     });
     const { grantId } = await grantPurchasedCredits(
       tx,
@@ -179,6 +204,7 @@ async function checkoutCompleted(tx: Tx, accountId: string, object: ProcessorChe
         idempotencyKey: `checkout_${session.id}`,
         description: 'Credit purchase (hosted checkout)',
         metadata: { checkoutSessionId: session.id, processorSessionId: object.id },
+        onGranted: payment,
       },
       now,
     );
@@ -189,7 +215,8 @@ async function checkoutCompleted(tx: Tx, accountId: string, object: ProcessorChe
     if (purchase && purchase.status !== 'SUCCEEDED') await repo.updatePurchase(tx, accountId, purchase.id, { status: 'SUCCEEDED', grant_id: grantId, modified_at: now });
     return;
   }
-  if (session.processor_invoice_id === null) {
+  // A mandate page completes with the method it saved (saveSetupCheckoutMethod); without one it waits.
+  if (session.processor_invoice_id === null && session.purpose !== 'SPEND_MANDATE') {
     await recordCheckoutCompleted(tx, await repo.updateCheckoutSession(tx, accountId, session.id, { status: 'COMPLETED', completed_at: now, modified_at: now }), now);
   }
 }
@@ -197,8 +224,7 @@ async function checkoutCompleted(tx: Tx, accountId: string, object: ProcessorChe
 async function checkoutExpired(tx: Tx, accountId: string, object: ProcessorCheckoutSession, now: Date) {
   const id = object.metadata?.[METADATA.checkoutSession] ?? object.client_reference_id;
   if (!id || !isUuid(id)) return;
-  const session = await repo.lockCheckoutSession(tx, accountId, id);
-  if (session?.status === 'PENDING') await repo.updateCheckoutSession(tx, accountId, session.id, { status: 'EXPIRED', modified_at: now });
+  await expireCheckoutSession(tx, accountId, id, now);
 }
 
 /** A card saved through a setup intent becomes the customer's default for off-session charges. */
@@ -207,7 +233,10 @@ async function setupSucceeded(tx: Tx, accountId: string, intent: ProcessorSetupI
   const paymentMethod = typeof intent.payment_method === 'string' ? intent.payment_method : intent.payment_method?.id;
   if (!processorCustomer || !paymentMethod) return;
   const link = await repo.findByProcessorCustomerId(tx, accountId, processorCustomer);
-  if (link) await repo.setDefaultPaymentMethod(tx, accountId, link.customer_id, paymentMethod, now);
+  if (!link) return;
+  await repo.setDefaultPaymentMethod(tx, accountId, link.customer_id, paymentMethod, now);
+  // A different default method lifts the auto top-up retry block of every rule of the customer (money §2.5).
+  if (link.default_payment_method_id !== paymentMethod) await clearAutoTopupRetry(tx, accountId, link.customer_id, now);
 }
 
 /**
@@ -218,16 +247,22 @@ async function setupSucceeded(tx: Tx, accountId: string, intent: ProcessorSetupI
 async function paymentSucceeded(tx: Tx, accountId: string, intent: ProcessorPaymentIntent, now: Date) {
   const invoiceId = intent.metadata?.[METADATA.invoice];
   if (invoiceId && isUuid(invoiceId) && !intent.metadata?.[METADATA.checkoutSession]) {
+    await settleInvoiceSpend(tx, accountId, invoiceId, now);
     await settleInvoice(tx, accountId, invoiceId, now, (ours) =>
       recordPayment(tx, invoicePayment({ accountId, customerId: ours.customer_id, invoice: ours, processorPaymentId: intent.id, now })),
     );
+    return;
+  }
+  const attemptId = intent.metadata?.[METADATA.autoTopupAttempt];
+  if (attemptId && isUuid(attemptId)) {
+    await completeFromWebhook(tx, accountId, attemptId, intent.id, processorIdOf(intent.payment_method), now);
     return;
   }
   const purchaseId = intent.metadata?.[METADATA.creditPurchase];
   if (!purchaseId || !isUuid(purchaseId) || intent.metadata?.[METADATA.checkoutSession]) return;
   const purchase = await repo.lockPurchase(tx, accountId, purchaseId);
   if (!purchase || purchase.status === 'SUCCEEDED') return;
-  await recordPayment(tx, purchasePayment(purchase, intent.id, null, now));
+  await settleChargeSpend(tx, { accountId, customerId: purchase.customer_id, id: purchase.id, now });
   const { grantId } = await grantPurchasedCredits(
     tx,
     {
@@ -239,6 +274,7 @@ async function paymentSucceeded(tx: Tx, accountId: string, intent: ProcessorPaym
       idempotencyKey: `pi_${intent.id}`,
       description: 'Credit purchase',
       metadata: { creditPurchaseId: purchase.id, paymentIntentId: intent.id },
+      onGranted: (id) => recordPayment(tx, purchasePayment(purchase, intent.id, null, id, now)),
     },
     now,
   );
@@ -251,4 +287,13 @@ async function customerCreated(tx: Tx, accountId: string, customer: ProcessorCus
   if (!customerId || !isUuid(customerId)) return;
   if (!(await findCustomerById(tx, accountId, customerId))) return;
   await repo.linkProcessorCustomer(tx, { account_id: accountId, customer_id: customerId, processor_customer_id: customer.id, default_payment_method_id: null, created_at: now, modified_at: now });
+}
+
+/**
+ * The key budget's and the mandate's reservations of a paid subscribe's invoice (their id is the
+ * invoice's), settled when the invoice is paid; nothing for any other invoice.
+ */
+async function settleInvoiceSpend(tx: Tx, accountId: string, invoiceId: string, now: Date) {
+  const invoice = isUuid(invoiceId) ? await findInvoice(tx, accountId, invoiceId) : undefined;
+  if (invoice && invoice.status !== 'PAID') await settleChargeSpend(tx, { accountId, customerId: invoice.customer_id, id: invoice.id, now });
 }

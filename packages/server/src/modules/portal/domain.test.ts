@@ -1,10 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { computePortalExpiry, computePortalScopes, computePortalUrl, isHttpUrl } from './domain.js';
+import { computePortalExpiry, computePortalScopes, computePortalUrl, isHttpUrl, toPortalPermissions } from './domain.js';
 
-test('when purchase is not allowed then the session reads only', () => {
-  assert.deepEqual(computePortalScopes(false), ['read']);
-  assert.deepEqual(computePortalScopes(true), ['read', 'purchase']);
+test('when no flag is set then the session reads only', () => {
+  assert.deepEqual(computePortalScopes({}), ['read']);
+  assert.deepEqual(computePortalScopes({ allowPurchase: false, allowCancel: false }), ['read']);
+  assert.deepEqual(computePortalScopes({ allowPurchase: true }), ['read', 'purchase']);
+});
+
+test('when flags are set then read comes first and the scopes follow in the contract order, whatever the order asked', () => {
+  assert.deepEqual(computePortalScopes({ allowAutoTopup: true, allowCancel: true, allowPlanChange: true, allowPurchase: true }), ['read', 'purchase', 'plan_change', 'cancel', 'auto_topup']);
+  assert.deepEqual(computePortalScopes({ allowAutoTopup: true, allowPlanChange: true }), ['read', 'plan_change', 'auto_topup']);
+});
+
+test('when a session is shown then each flag is read back from its scopes', () => {
+  assert.deepEqual(toPortalPermissions(['read', 'cancel']), { allowPurchase: false, allowPlanChange: false, allowCancel: true, allowAutoTopup: false });
 });
 
 test('when no lifetime is asked then the session ends one hour after it starts', () => {

@@ -24,7 +24,9 @@ export function portalRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         operationId: 'createPortalSession',
         summary: 'Open a customer portal link (its token is in this answer only)',
         description:
-          'The body is optional. The link opens /portal of this service for this one customer, with the read scope and, when allowPurchase is true, the purchase scope (credit top-ups). ' +
+          'The body is optional; unknown fields are 400. The link opens /portal of this service for this one customer, with the read scope and one scope per permission flag that is true: ' +
+          'allowPurchase → purchase (credit top-ups), allowPlanChange → plan_change (catalog, subscribe, plan change), allowCancel → cancel (at the end of the period, and its undo), allowAutoTopup → auto_topup (auto top-up rules). ' +
+          'Saving a card (setup checkout) needs any of purchase, plan_change or auto_topup. ' +
           'It works until expiresAt (default 1 hour, 60 to 86,400 seconds) or until revoked; after that its token answers 401 portal_link_expired.',
         params: RefParamsSchema,
         body: PortalSessionCreateSchema,

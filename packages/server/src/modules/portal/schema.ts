@@ -3,6 +3,7 @@ import { decimalOutput } from '../../platform/http/decimal-schema.js';
 import { RefParamsSchema } from '../customers/index.js';
 import {
   isHttpUrl,
+  PORTAL_SCOPES,
   PORTAL_DEFAULT_EXPIRES_IN_SECONDS,
   PORTAL_MAX_EXPIRES_IN_SECONDS,
   PORTAL_MIN_EXPIRES_IN_SECONDS,
@@ -19,6 +20,9 @@ export const PortalSessionCreateSchema = z
       .optional()
       .describe(`Lifetime of the link in seconds; default ${PORTAL_DEFAULT_EXPIRES_IN_SECONDS}`),
     allowPurchase: z.boolean().optional().describe('Also grant the purchase scope: the portal offers credit top-ups (default false)'),
+    allowPlanChange: z.boolean().optional().describe('Also grant the plan_change scope: the portal shows the catalog, subscribes, changes plan and undoes a scheduled change (default false)'),
+    allowCancel: z.boolean().optional().describe('Also grant the cancel scope: the portal cancels at the end of the period and undoes it (default false)'),
+    allowAutoTopup: z.boolean().optional().describe('Also grant the auto_topup scope: the portal sets and deletes auto top-up rules (default false)'),
     returnUrl: z
       .string()
       .max(PORTAL_RETURN_URL_MAX_LENGTH)
@@ -35,8 +39,11 @@ const sessionFields = {
   id: z.uuid(),
   customerReferenceId: z.string(),
   tokenHint: z.string().describe('Prefix and last 4 characters of the token, e.g. pt_test_…a91c'),
-  scopes: z.array(z.enum(['read', 'purchase'])),
+  scopes: z.array(z.enum(PORTAL_SCOPES)).describe('read first, then purchase, plan_change, cancel, auto_topup for the flags that are true'),
   allowPurchase: z.boolean(),
+  allowPlanChange: z.boolean(),
+  allowCancel: z.boolean(),
+  allowAutoTopup: z.boolean(),
   returnUrl: z.string().nullable(),
   active: z.boolean().describe('The link authenticates now: false once revoked or expired'),
   createdAt: z.date(),

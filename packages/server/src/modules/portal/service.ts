@@ -14,14 +14,14 @@ import { toPage, type PageQuery } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/http/principal.js';
 import { customerPageQuery, getCustomerById, getCustomerByRef, type CustomerTarget } from '../customers/index.js';
 import { listTopUpOffers } from '../payments/index.js';
-import { computePortalExpiry, computePortalScopes, computePortalUrl } from './domain.js';
+import { computePortalExpiry, computePortalScopes, computePortalUrl, toPortalPermissions } from './domain.js';
 import type { PortalSessionCreate } from './schema.js';
 
 // Portal-session management: tenant key only (the routes carry no `customerKey`, ADR 0025).
 
 function toSessionView(session: PortalSession, customerReferenceId: string) {
   const { id, tokenHint, scopes, returnUrl, active, createdAt, expiresAt, revokedAt } = session;
-  return { id, customerReferenceId, tokenHint, scopes, allowPurchase: scopes.includes('purchase'), returnUrl, active, createdAt, expiresAt, revokedAt };
+  return { id, customerReferenceId, tokenHint, scopes, ...toPortalPermissions(scopes), returnUrl, active, createdAt, expiresAt, revokedAt };
 }
 
 /** Opens a portal session for the customer; the answer carries the link and its token, once. */
@@ -32,7 +32,7 @@ export async function createPortalSession(ctx: AppContext, target: CustomerTarge
     const session = await issuePortalSession(tx, {
       accountId: target.accountId,
       customerId: customer.id,
-      scopes: computePortalScopes(input?.allowPurchase === true),
+      scopes: computePortalScopes(input ?? {}),
       returnUrl: input?.returnUrl ?? null,
       // The token's test/live part follows the tenant key's, like a customer key's.
       environment: await customerKeyEnvironment(tx, target.accountId, ctx.config.apiKeyEnvironment),

@@ -1,8 +1,11 @@
 import { isCurrencyCode } from '../../platform/currency.js';
+import { checkMandateSettings, checkOnboardingFields, ONBOARDING_AUDITED, toOnboardingSettings } from './agent-onboarding.js';
 import type { StripeMode } from './tables.js';
+import type { AccountSettings, CheckedPatch, SettingsPatch, SettingsProblem } from './types.js';
 import { dec, isDecimal, type Decimal } from '../../platform/money.js';
-import { normaliseCostConfig, toCostConfig, type CostConfig, type CostConfigInput } from './cost-config.js';
+import { normaliseCostConfig, toCostConfig } from './cost-config.js';
 import type { SettingsRow } from './repo.js';
+import { MAX_TAX_ID_LENGTH, normaliseAddressLines, normaliseText } from '../../platform/document-fields.js';
 
 /**
  * Pure rules of the account settings (contract §5.1): field checks with the contract's messages,
@@ -10,24 +13,7 @@ import type { SettingsRow } from './repo.js';
  * the audit entries a change writes. No I/O, no clock.
  */
 
-/** An account's settings as the rest of the service reads them (contract §5.1); defaults filled in. */
-export type AccountSettings = {
-  accountId: string;
-  slug: string | null;
-  publicCatalogEnabled: boolean;
-  agentSignupEnabled: boolean;
-  agentSignupDefaultPlanId: string | null;
-  agentSignupHourlyCap: number;
-  /** null = no cap. */
-  agentMaxTopupAmount: Decimal | null;
-  stripeMode: StripeMode;
-  currency: string;
-  stripeCheckoutSuccessUrl: string | null;
-  stripeCheckoutCancelUrl: string | null;
-  defaultCostConfig: CostConfig | null;
-  /** Percents of a feature limit that record usage.threshold_reached (api-contract-events.md §E7.2); ascending. */
-  usageThresholdPercents: number[];
-};
+export type { AccountSettings, CheckedPatch, SettingsPatch, SettingsProblem } from './types.js';
 
 const DEFAULT_AGENT_SIGNUP_HOURLY_CAP = 10;
 export const DEFAULT_CURRENCY = 'USD';
@@ -61,34 +47,17 @@ export const MESSAGES = {
   hourlyCapMin: 'agentSignupHourlyCap must be at least 1',
   topupNegative: 'agentMaxTopupAmount must not be negative',
   usageThresholdPercents: 'usageThresholdPercents must hold at most 10 distinct integers from 1 to 100',
+  invoiceNumberPrefix: 'invoiceNumberPrefix must be 1-10 letters or digits',
+  legalName: 'legalName must be at most 200 characters',
+  addressLines: 'addressLines allows at most 6 lines of 200 characters',
+  taxId: 'taxId must be at most 64 characters',
+  contactEmail: 'contactEmail must be an e-mail address',
 } as const;
 
-/** A refused setting: the field it names and the 400 message (the contract's words where it has them). */
-export type SettingsProblem = { field: string; message: string };
-
-/**
- * A PATCH as sent (after schema parsing). Absent = unchanged; `null` clears a nullable field
- * (README "Explicit null").
- */
-export type SettingsPatch = {
-  slug?: string | null | undefined;
-  publicCatalogEnabled?: boolean | undefined;
-  agentSignupEnabled?: boolean | undefined;
-  agentSignupDefaultPlanId?: string | null | undefined;
-  agentSignupHourlyCap?: number | undefined;
-  agentMaxTopupAmount?: Decimal | null | undefined;
-  stripeMode?: string | undefined;
-  currency?: string | undefined;
-  stripeCheckoutSuccessUrl?: string | null | undefined;
-  stripeCheckoutCancelUrl?: string | null | undefined;
-  defaultCostConfig?: CostConfigInput | null | undefined;
-  usageThresholdPercents?: number[] | null | undefined;
-};
-
-/** A PATCH whose fields passed their own checks, normalised to stored form. Absent = unchanged. */
-export type CheckedPatch = {
-  [K in keyof Omit<AccountSettings, 'accountId'>]?: AccountSettings[K];
-};
+export const DEFAULT_INVOICE_NUMBER_PREFIX = 'INV';
+const INVOICE_NUMBER_PREFIX = /^[A-Z0-9]{1,10}$/;
+export const MAX_LEGAL_NAME_LENGTH = 200;
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** Trimmed, lower-cased slug, or the contract's message. */
 export function normaliseSlug(slug: string): { slug: string } | { problem: string } {
@@ -165,6 +134,9 @@ export function checkPatchFields(patch: SettingsPatch): { patch: CheckedPatch } 
     if ('problem' in cap) return fail('agentMaxTopupAmount', cap.problem);
     out.agentMaxTopupAmount = cap.amount;
   }
+  const onboarding = checkOnboardingFields(patch);
+  if ('problem' in onboarding) return onboarding;
+  Object.assign(out, onboarding.patch);
   if (patch.stripeMode !== undefined) {
     const mode = parseStripeMode(patch.stripeMode);
     if (!mode) return fail('stripeMode', `Invalid stripeMode: ${patch.stripeMode}. Valid values: ${STRIPE_MODES.join(', ')}`);
@@ -190,6 +162,41 @@ export function checkPatchFields(patch: SettingsPatch): { patch: CheckedPatch } 
     const percents = checkThresholdPercents(patch.usageThresholdPercents);
     if ('problem' in percents) return fail('usageThresholdPercents', percents.problem);
     out.usageThresholdPercents = percents.percents;
+  }
+  const issuer = checkIssuerFields(patch);
+  if ('problem' in issuer) return issuer;
+  return { patch: { ...out, ...issuer.patch } };
+}
+
+/** The issuer fields of §1.1, each with its exact message; null (or "") clears, the prefix back to INV. */
+function checkIssuerFields(patch: SettingsPatch): { patch: CheckedPatch } | { problem: SettingsProblem } {
+  const out: CheckedPatch = {};
+  const fail = (field: keyof typeof MESSAGES) => ({ problem: { field, message: MESSAGES[field] } });
+  if (patch.invoiceNumberPrefix !== undefined) {
+    const prefix = (patch.invoiceNumberPrefix ?? '').trim().toUpperCase();
+    if (prefix === '') out.invoiceNumberPrefix = DEFAULT_INVOICE_NUMBER_PREFIX;
+    else if (INVOICE_NUMBER_PREFIX.test(prefix)) out.invoiceNumberPrefix = prefix;
+    else return fail('invoiceNumberPrefix');
+  }
+  if (patch.legalName !== undefined) {
+    const name = normaliseText(patch.legalName, MAX_LEGAL_NAME_LENGTH);
+    if (name === undefined) return fail('legalName');
+    out.legalName = name;
+  }
+  if (patch.addressLines !== undefined) {
+    const lines = patch.addressLines === null ? [] : normaliseAddressLines(patch.addressLines);
+    if (lines === null) return fail('addressLines');
+    out.addressLines = lines;
+  }
+  if (patch.taxId !== undefined) {
+    const taxId = normaliseText(patch.taxId, MAX_TAX_ID_LENGTH);
+    if (taxId === undefined) return fail('taxId');
+    out.taxId = taxId;
+  }
+  if (patch.contactEmail !== undefined) {
+    const email = normaliseText(patch.contactEmail, 320);
+    if (email === undefined || (email !== null && !EMAIL.test(email))) return fail('contactEmail');
+    out.contactEmail = email;
   }
   return { patch: out };
 }
@@ -229,6 +236,8 @@ export function mergeSettings(current: AccountSettings, patch: CheckedPatch, pla
     if (message) return { problem: { field: 'agentSignupDefaultPlanId', message } };
   }
   const next: AccountSettings = { ...current, ...patch };
+  const mandateProblem = checkMandateSettings(current, patch, next);
+  if (mandateProblem) return { problem: mandateProblem };
   if ((patch.slug !== undefined || patch.publicCatalogEnabled !== undefined) && next.publicCatalogEnabled && next.slug === null) {
     return patch.slug === null && current.publicCatalogEnabled
       ? { problem: { field: 'slug', message: MESSAGES.slugClearedUnderCatalog } }
@@ -257,6 +266,7 @@ const AUDITED: readonly [keyof AccountSettings, string][] = [
   ['agentSignupEnabled', 'AGENT_SIGNUP_ENABLED_CHANGED'],
   ['agentSignupDefaultPlanId', 'AGENT_SIGNUP_DEFAULT_PLAN_CHANGED'],
   ['agentMaxTopupAmount', 'AGENT_MAX_TOPUP_AMOUNT_CHANGED'],
+  ...ONBOARDING_AUDITED,
 ];
 
 const same = (a: unknown, b: unknown) => (isDecimal(a) && isDecimal(b) ? a.eq(b) : a === b);
@@ -278,11 +288,17 @@ export function toAccountSettings(accountId: string, row: SettingsRow | undefine
     agentSignupDefaultPlanId: row?.agent_signup_default_plan_id ?? null,
     agentSignupHourlyCap: row?.agent_signup_hourly_cap ?? DEFAULT_AGENT_SIGNUP_HOURLY_CAP,
     agentMaxTopupAmount: row?.agent_max_topup_amount == null ? null : dec(row.agent_max_topup_amount),
+    ...toOnboardingSettings(row),
     stripeMode: row?.stripe_mode ?? 'NONE',
     currency: row?.currency ?? DEFAULT_CURRENCY,
     stripeCheckoutSuccessUrl: row?.stripe_checkout_success_url ?? null,
     stripeCheckoutCancelUrl: row?.stripe_checkout_cancel_url ?? null,
     defaultCostConfig: toCostConfig(row?.default_cost_config),
     usageThresholdPercents: row ? row.usage_threshold_percents.map(Number) : [...DEFAULT_USAGE_THRESHOLD_PERCENTS],
+    invoiceNumberPrefix: row?.invoice_number_prefix ?? DEFAULT_INVOICE_NUMBER_PREFIX,
+    legalName: row?.legal_name ?? null,
+    addressLines: row?.address_lines ?? [],
+    taxId: row?.tax_id ?? null,
+    contactEmail: row?.contact_email ?? null,
   };
 }

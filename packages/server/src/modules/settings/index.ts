@@ -5,5 +5,6 @@
  */
 export type { AccountSettings } from './domain.js';
 export { settingsAdminRoutes } from './routes.js';
-export { usageThresholdPercentsSql } from './repo.js';
+export { listPublishedCatalogSettings } from './published.js';
+export { agentMaxTopupAmountSql, usageThresholdPercentsSql } from './repo.js';
 export { findAccountSettingsBySlug, getAccountSettings, lockAccountSettings, recordAudit, setStripeMode } from './service.js';

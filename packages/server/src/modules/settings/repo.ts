@@ -15,6 +15,20 @@ export function findSettingsRowBySlug(db: Executor, slug: string): Promise<Setti
   return db.selectFrom('account_settings').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
+/**
+ * Rows of the accounts whose public catalog is switched on under a slug, in byte order of the slug
+ * (the discovery documents list catalogs in ascending slug order, whatever the database's collation).
+ */
+export function listPublishedSettingsRows(db: Executor): Promise<SettingsRow[]> {
+  return db
+    .selectFrom('account_settings')
+    .selectAll()
+    .where('public_catalog_enabled', '=', true)
+    .where('slug', 'is not', null)
+    .orderBy(sql`slug collate "C"`)
+    .execute();
+}
+
 /** Locks the account's settings row (FOR UPDATE); undefined when it has none. */
 export function lockSettingsRow(db: Executor, accountId: string): Promise<SettingsRow | undefined> {
   return db.selectFrom('account_settings').selectAll().where('account_id', '=', accountId).forUpdate().executeTakeFirst();
@@ -56,3 +70,11 @@ export function listAuditRows(db: Executor, accountId: string, limit: number): P
  */
 export const usageThresholdPercentsSql = (accountId: RawBuilder<unknown>) =>
   sql<number[]>`coalesce((select st.usage_threshold_percents from account_settings st where st.account_id = ${accountId}), '{80,100}'::smallint[])`;
+
+/**
+ * The account's agentMaxTopupAmount (null: no cap) as a SQL expression over the account id column:
+ * read by credits' auto top-up recording in its own statement (`credits.auto_topup_spend_cap_sql`,
+ * provided by payments).
+ */
+export const agentMaxTopupAmountSql = (accountId: RawBuilder<unknown>) =>
+  sql<string | null>`(select st.agent_max_topup_amount from account_settings st where st.account_id = ${accountId})`;

@@ -24,7 +24,16 @@ function toSettingsView(s: AccountSettings) {
     agentSignupDefaultPlanId: s.agentSignupDefaultPlanId,
     agentSignupHourlyCap: s.agentSignupHourlyCap,
     agentMaxTopupAmount: s.agentMaxTopupAmount,
+    agentProvisionalDays: s.agentProvisionalDays,
+    agentSignupPerIpCap: s.agentSignupPerIpCap,
+    agentSpendMandateEnabled: s.agentSpendMandateEnabled,
+    agentMaxMandateAmount: s.agentMaxMandateAmount,
     usageThresholdPercents: s.usageThresholdPercents,
+    invoiceNumberPrefix: s.invoiceNumberPrefix,
+    legalName: s.legalName,
+    addressLines: s.addressLines,
+    taxId: s.taxId,
+    contactEmail: s.contactEmail,
   };
 }
 
@@ -32,7 +41,8 @@ const PATCH_DESCRIPTION = [
   'Only the fields sent change; null clears a nullable field. Rules between fields are checked on the stored settings merged with the request, under a row lock:',
   'publicCatalogEnabled=true needs a slug; agentSignupEnabled=true needs a default plan that is ACTIVE and free (re-checked when signup is turned on);',
   'clearing the slug or the default plan is refused while the surface that needs it is on. Changes of stripeMode, slug, publicCatalogEnabled,',
-  'agentSignupEnabled, agentSignupDefaultPlanId and agentMaxTopupAmount are written to the audit log (GET /api/v1/tanso/audit-log).',
+  'agentSignupEnabled, agentSignupDefaultPlanId, agentMaxTopupAmount, agentProvisionalDays, agentSignupPerIpCap, agentSpendMandateEnabled and',
+  'agentMaxMandateAmount are written to the audit log (GET /api/v1/tanso/audit-log). agentSpendMandateEnabled=true needs agentMaxMandateAmount.',
 ].join(' ');
 
 export function settingsAdminRoutes(ctx: AppContext): FastifyPluginAsyncZod {

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { decimalInputCheckedLater, decimalOutput } from '../../platform/http/decimal-schema.js';
 import { JsonObjectSchema } from '../../platform/http/json-object-schema.js';
+import { MAX_ADDRESS_LINES, MAX_LINE_LENGTH, MAX_TAX_ID_LENGTH } from '../../platform/document-fields.js';
 import { COST_RATE_SCALE, MAX_COST_RATE, MAX_MODEL_COSTS } from './cost-config.js';
+import { AGENT_MANDATE_SCALE, MAX_AGENT_MANDATE_AMOUNT, MAX_AGENT_PROVISIONAL_DAYS, MAX_AGENT_SIGNUP_PER_IP_CAP, MIN_AGENT_PROVISIONAL_DAYS } from './agent-onboarding.js';
 import {
   AGENT_TOPUP_SCALE,
   MAX_AGENT_SIGNUP_HOURLY_CAP,
   MAX_AGENT_TOPUP_AMOUNT,
   MAX_URL_LENGTH,
+  MAX_LEGAL_NAME_LENGTH,
   MAX_USAGE_THRESHOLD_PERCENTS,
   MESSAGES,
   STRIPE_MODE_ALIASES,
@@ -63,6 +66,23 @@ export const SettingsPatchSchema = z.object({
     maxScale: AGENT_TOPUP_SCALE,
     description: 'Cap on one agent-initiated charge, in the account currency. 0 or null clears the cap.',
   }).nullish(),
+  agentProvisionalDays: z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .optional()
+    .meta({ minimum: MIN_AGENT_PROVISIONAL_DAYS, maximum: MAX_AGENT_PROVISIONAL_DAYS, description: 'Days a signed-up customer stays provisional before it expires (default 14). Applies to later signups.' }),
+  agentSignupPerIpCap: z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .nullish()
+    .meta({ minimum: 0, maximum: MAX_AGENT_SIGNUP_PER_IP_CAP, description: 'Agent signups per client address per rolling hour, across all accounts. 0 or null: no per-address cap (the default).' }),
+  agentSpendMandateEnabled: z.boolean().optional().describe('Lets agents ask their principal for a spend mandate; turning it on needs agentMaxMandateAmount.'),
+  agentMaxMandateAmount: decimalInputCheckedLater({
+    min: 0,
+    max: MAX_AGENT_MANDATE_AMOUNT,
+    maxScale: AGENT_MANDATE_SCALE,
+    description: 'Largest max_amount per period an agent may ask its principal to approve, in the account currency. 0 or null clears it (refused while the mandate is on).',
+  }).nullish(),
   stripeMode: z
     .string()
     .max(64)
@@ -81,6 +101,17 @@ export const SettingsPatchSchema = z.object({
     .describe(
       `Percents of a feature limit at which usage.threshold_reached is recorded: 0–${MAX_USAGE_THRESHOLD_PERCENTS} distinct integers from 1 to 100, stored ascending. [] turns the event off; null resets to the default [80, 100].`,
     ),
+  invoiceNumberPrefix: z
+    .string()
+    .nullish()
+    .meta({ maxLength: MAX_LEGAL_NAME_LENGTH, description: 'Prefix of invoice numbers (<prefix>-<YYYY>-<NNNNNN>): trimmed and upper-cased, then 1-10 letters or digits. null or "" puts back INV. Affects invoices finalised afterwards only.' }),
+  legalName: z.string().nullish().meta({ maxLength: MAX_LEGAL_NAME_LENGTH, description: 'Issuer name on invoice documents; null or "" clears it.' }),
+  addressLines: z
+    .array(z.string().meta({ maxLength: MAX_LINE_LENGTH }))
+    .nullish()
+    .meta({ description: `Issuer address, one entry per printed line: at most ${MAX_ADDRESS_LINES} lines of ${MAX_LINE_LENGTH} characters; entries trimmed, empty ones dropped; null clears.` }),
+  taxId: z.string().nullish().meta({ maxLength: MAX_TAX_ID_LENGTH, description: 'Issuer tax or VAT number; null or "" clears it.' }),
+  contactEmail: z.string().nullish().meta({ maxLength: 320, description: 'E-mail printed on invoices (local@domain); null or "" clears it.' }),
 });
 
 const costRateOutput = decimalOutput.nullable();
@@ -106,7 +137,16 @@ export const AccountSettingsSchema = z
     agentSignupDefaultPlanId: z.uuid().nullable(),
     agentSignupHourlyCap: z.number().int(),
     agentMaxTopupAmount: decimalOutput.nullable().describe('null = no cap'),
+    agentProvisionalDays: z.number().int(),
+    agentSignupPerIpCap: z.number().int().nullable().describe('null = no per-address cap'),
+    agentSpendMandateEnabled: z.boolean(),
+    agentMaxMandateAmount: decimalOutput.nullable().describe('null = no mandate may be asked for'),
     usageThresholdPercents: z.array(z.number().int()).describe('Percents of a feature limit that record usage.threshold_reached, ascending (default [80, 100]; [] = off)'),
+    invoiceNumberPrefix: z.string().describe('Prefix of invoice numbers finalised from now on (default INV)'),
+    legalName: z.string().nullable(),
+    addressLines: z.array(z.string()),
+    taxId: z.string().nullable(),
+    contactEmail: z.string().nullable(),
   })
   .meta({ id: 'AccountSettings' });
 

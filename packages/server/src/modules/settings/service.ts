@@ -116,12 +116,21 @@ function toColumns(s: AccountSettings) {
     agent_signup_default_plan_id: s.agentSignupDefaultPlanId,
     agent_signup_hourly_cap: s.agentSignupHourlyCap,
     agent_max_topup_amount: s.agentMaxTopupAmount?.toFixed() ?? null,
+    agent_provisional_days: s.agentProvisionalDays,
+    agent_signup_per_ip_cap: s.agentSignupPerIpCap,
+    agent_spend_mandate_enabled: s.agentSpendMandateEnabled,
+    agent_max_mandate_amount: s.agentMaxMandateAmount?.toFixed() ?? null,
     stripe_mode: s.stripeMode,
     currency: s.currency,
     stripe_checkout_success_url: s.stripeCheckoutSuccessUrl,
     stripe_checkout_cancel_url: s.stripeCheckoutCancelUrl,
     default_cost_config: s.defaultCostConfig === null ? null : toJsonb(s.defaultCostConfig),
     usage_threshold_percents: s.usageThresholdPercents,
+    invoice_number_prefix: s.invoiceNumberPrefix,
+    legal_name: s.legalName,
+    address_lines: s.addressLines,
+    tax_id: s.taxId,
+    contact_email: s.contactEmail,
   };
 }
 

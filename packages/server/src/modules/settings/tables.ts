@@ -18,6 +18,11 @@ export interface AccountSettingsTable {
   agent_signup_default_plan_id: string | null;
   agent_signup_hourly_cap: number;
   agent_max_topup_amount: Numeric | null;
+  /** Agent onboarding v2 (migration 0046, api-contract-agent-v2.md §3). */
+  agent_provisional_days: ColumnType<number, number | undefined, number>;
+  agent_signup_per_ip_cap: number | null;
+  agent_spend_mandate_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  agent_max_mandate_amount: Numeric | null;
   stripe_mode: StripeMode;
   currency: string;
   stripe_checkout_success_url: string | null;
@@ -25,6 +30,12 @@ export interface AccountSettingsTable {
   default_cost_config: ColumnType<Record<string, unknown> | null, Jsonb | null | undefined, Jsonb | null>;
   /** Percents of a feature limit that record usage.threshold_reached (migration 0040); ascending, distinct. */
   usage_threshold_percents: ColumnType<number[], number[] | undefined, number[]>;
+  /** The issuer on invoice documents (migration 0041, api-contract-money.md §1.1). */
+  invoice_number_prefix: ColumnType<string, string | undefined, string>;
+  legal_name: string | null;
+  address_lines: ColumnType<string[], string[] | undefined, string[]>;
+  tax_id: string | null;
+  contact_email: string | null;
   created_at: Date;
   modified_at: Date;
 }

@@ -13,8 +13,11 @@ import { getEventOverview, groupEventTotals, listEventPage } from './events.js';
 import { ingestEvent } from './ingest/event.js';
 import { ingestBatch } from './ingest/batch.js';
 import { getUsageReport } from './report.js';
+import { getCustomerUsageHistory, listCustomerUsageEvents } from './reads/service.js';
 import {
   BATCH_BODY_LIMIT_BYTES,
+  CustomerUsageEventSchema,
+  CustomerUsageHistorySchema,
   EntitlementParamsSchema,
   EntitlementQuerySchema,
   EntitlementResultSchema,
@@ -30,6 +33,8 @@ import {
   EventRequestSchema,
   StoredEventSchema,
   SubscriptionEntitlementsSchema,
+  UsageEventsQuerySchema,
+  UsageHistoryQuerySchema,
   UsageReportSchema,
 } from './schema.js';
 
@@ -106,6 +111,36 @@ export function usageClientRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { customerKey: 'read' },
       schema: { tags, operationId: 'getUsageReport', summary: 'Current-period usage and projections (burndown)', params: RefParams, response: { 200: envelopeSchema(UsageReportSchema) } },
     }, async (request) => ok(await getUsageReport(ctx, principalOf(request), request.params.ref)));
+
+    app.get('/api/v1/client/customers/:ref/usage/events', {
+      config: { customerKey: 'read' },
+      schema: {
+        tags,
+        operationId: 'listCustomerUsageEvents',
+        summary: "The customer's recorded usage events in a window, newest first, paged",
+        description:
+          'Events with occurredAt in [from, to) (default: the 90 days before now), newest occurredAt first, ties by newest insert. Entitlement-check audit events are not listed. ' +
+          'A window over 366 days, from not before to, or an unparsable timestamp: 400. With a customer key, `ref` must be the key\'s own customer (403 otherwise).',
+        params: RefParams,
+        querystring: pageQuerySchema.extend(UsageEventsQuerySchema.shape),
+        response: { 200: envelopeSchema(pageSchema(CustomerUsageEventSchema)) },
+      },
+    }, async (request) => ok(await listCustomerUsageEvents(ctx, principalOf(request), request.params.ref, request.query)));
+
+    app.get('/api/v1/client/customers/:ref/usage/history', {
+      config: { customerKey: 'read' },
+      schema: {
+        tags,
+        operationId: 'getCustomerUsageHistory',
+        summary: "The customer's recorded usage in [from, to), summed per subscription, feature and event name",
+        description:
+          'One row per (subscription, feature, event name), ordered by featureKey, eventName, then subscriptionId (none last); usage of an ended subscription stays. ' +
+          'from and to are required; a window over 366 days or from not before to: 400. Entitlement-check audit events are not counted. With a customer key, `ref` must be the key\'s own customer (403 otherwise).',
+        params: RefParams,
+        querystring: UsageHistoryQuerySchema,
+        response: { 200: envelopeSchema(CustomerUsageHistorySchema) },
+      },
+    }, async (request) => ok(await getCustomerUsageHistory(ctx, principalOf(request), request.params.ref, request.query)));
   };
 }
 

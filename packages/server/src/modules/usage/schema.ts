@@ -87,7 +87,7 @@ export const EventBatchResultSchema = z
         creditsDeducted: decimalOutput.optional(),
         weightApplied: decimalOutput.optional(),
         remainingBalance: decimalOutput.optional(),
-        error: z.object({ code: z.enum(['conflict', 'insufficient_credits']).describe('Stable code, as the single-event route answers it'), message: z.string() }).optional(),
+        error: z.object({ code: z.enum(['conflict', 'insufficient_credits', 'budget_exceeded']).describe('Stable code, as the single-event route answers it (budget_exceeded: the calling key\'s credit budget, 403 alone)'), message: z.string() }).optional(),
       }),
     ),
   })
@@ -263,3 +263,55 @@ export const UsageReportSchema = z
     ),
   })
   .meta({ id: 'UsageReport' });
+
+const usageWindowQuery = {
+  from: z.iso.datetime({ offset: true }).describe('Start of the window, inclusive (ISO 8601 timestamp)'),
+  to: z.iso.datetime({ offset: true }).describe('End of the window, exclusive (ISO 8601 timestamp)'),
+  featureKey: z.string().min(1).max(128).optional().describe('Only this feature (exact key); an unknown key matches nothing'),
+};
+
+/** GET …/usage/events: `to` defaults to now, `from` to `to` − 90 days; at most 366 days (contract agent-v2 §6.1). */
+export const UsageEventsQuerySchema = z.object({
+  from: usageWindowQuery.from.optional().describe('Start of the window, inclusive; default `to` − 90 days'),
+  to: usageWindowQuery.to.optional().describe('End of the window, exclusive; default now'),
+  featureKey: usageWindowQuery.featureKey,
+});
+
+/** GET …/usage/history: `from` and `to` required; at most 366 days (contract agent-v2 §6.2). */
+export const UsageHistoryQuerySchema = z.object({
+  ...usageWindowQuery,
+  subscriptionId: z.uuid().optional().describe('Only events counted against this subscription'),
+});
+
+export const CustomerUsageEventSchema = z
+  .object({
+    id: z.uuid(),
+    eventIdempotencyKey: z.string().describe('The key the event was stored under (the generated one when the client sent none)'),
+    eventName: z.string(),
+    featureKey: z.string(),
+    subscriptionId: z.uuid().nullable().describe('Null when the event counted against no subscription'),
+    usageUnits: decimalOutput.describe('Units as stored (an event sent without units counts 1; an event over max_usage is stored with 0)'),
+    usageUnitType: z.string().nullable().describe("The unit of the rule the event's plan has for its feature, else null"),
+    occurredAt: z.date(),
+  })
+  .meta({ id: 'CustomerUsageEvent' });
+
+export const CustomerUsageHistorySchema = z
+  .object({
+    customerReferenceId: z.string(),
+    from: z.date(),
+    to: z.date(),
+    usage: z.array(
+      z.object({
+        subscriptionId: z.uuid().nullable(),
+        planKey: z.string().nullable().describe('Null when the events carried no subscription'),
+        featureKey: z.string(),
+        eventName: z.string(),
+        usageUnits: decimalOutput.describe('Σ units of the events'),
+        events: z.number().int().describe('How many events'),
+        firstOccurredAt: z.date(),
+        lastOccurredAt: z.date(),
+      }),
+    ),
+  })
+  .meta({ id: 'CustomerUsageHistory' });

@@ -27,6 +27,12 @@ export interface Database {
   poolStats(): PoolStats;
   /** Runs fn on one session whose `exec` accepts multi-statement scripts (migrations). */
   withSession<T>(fn: (exec: ScriptRunner) => Promise<T>): Promise<T>;
+  /**
+   * PGlite only: the data directory as an uncompressed tar image, which `image` opens again (the test
+   * harness starts each in-memory database from one migrated image instead of an initdb and every
+   * migration).
+   */
+  readonly dumpImage?: () => Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -41,8 +47,8 @@ export type DatabaseOptions =
       /** Where `connectDedicated` connects (the cache's LISTEN session); default `url`. ADR 0021. */
       listenUrl?: string;
     }
-  /** dataDir undefined: in memory (tests). */
-  | { kind: 'pglite'; dataDir?: string };
+  /** dataDir undefined: in memory (tests), empty or started from `image` (a `dumpImage` tar). */
+  | { kind: 'pglite'; dataDir?: string; image?: Blob };
 
 const INT8 = 20;
 const DATE = 1082;
@@ -53,7 +59,7 @@ const identity = (v: string) => v;
 
 /** Opens PostgreSQL through a pool, or embedded PGlite holding the data directory's lock. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.kind === 'postgres' ? openPostgres(options) : openPglite(options.dataDir);
+  return options.kind === 'postgres' ? openPostgres(options) : openPglite(options.dataDir, options.image);
 }
 
 function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): Database {
@@ -151,10 +157,11 @@ function withNamedStatements(pool: pg.Pool): pg.Pool {
   });
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Database> {
+async function openPglite(dataDir: string | undefined, image: Blob | undefined): Promise<Database> {
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   try {
-    const client = new PGlite(dataDir ? `${dataDir}/pgdata` : undefined);
+    // `new PGlite(undefined, options)` ignores its options: the in-memory form takes them alone.
+    const client = dataDir ? new PGlite(`${dataDir}/pgdata`) : new PGlite(image ? { loadDataDir: image } : {});
     await client.waitReady;
     const dialect = new PGliteDialect(client);
     const db = new Kysely<DB>({ dialect });
@@ -165,6 +172,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
       // Acquiring a Kysely connection holds the driver's mutex, so exec runs alone.
       withSession: (fn) =>
         db.connection().execute(() => fn(async (sql) => (await client.exec(sql, { parsers: PGLITE_PARSERS })).at(-1)?.rows ?? [])),
+      dumpImage: () => db.connection().execute(async () => (await client.dumpDataDir('none')) as Blob),
       async close() {
         try {
           await db.destroy();

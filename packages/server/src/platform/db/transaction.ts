@@ -5,8 +5,10 @@ import type { Db, Executor, Tx } from './database.js';
 export type AfterCommitLogger = { error(details: object, message: string): void };
 
 type Callback = { name: string; run: () => unknown };
+type RollbackCallback = { name: string; run: (db: Db) => unknown };
 
 const pending = new WeakMap<Tx, Callback[]>();
+const rollbackPending = new WeakMap<Tx, RollbackCallback[]>();
 let logger: AfterCommitLogger = { error: (details, message) => console.error(message, details) };
 
 /** Installs the logger that after-commit failures go to. */
@@ -72,16 +74,31 @@ export async function withTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Pr
   const earlier = scope?.recorder.recorded(index);
   if (earlier) return earlier.value as T;
   const callbacks: Callback[] = [];
-  const result = await db.transaction().execute(async (tx) => {
-    pending.set(tx, callbacks);
-    try {
-      const value = await fn(tx);
-      if (scope) await scope.recorder.record(tx, index, value);
-      return value;
-    } finally {
-      pending.delete(tx);
+  const rollbacks: RollbackCallback[] = [];
+  let result: T;
+  try {
+    result = await db.transaction().execute(async (tx) => {
+      pending.set(tx, callbacks);
+      rollbackPending.set(tx, rollbacks);
+      try {
+        const value = await fn(tx);
+        if (scope) await scope.recorder.record(tx, index, value);
+        return value;
+      } finally {
+        pending.delete(tx);
+        rollbackPending.delete(tx);
+      }
+    });
+  } catch (err) {
+    for (const callback of rollbacks) {
+      try {
+        await scopes.exit(() => callback.run(db));
+      } catch (hookErr) {
+        logger.error({ err: hookErr, hook: callback.name }, 'after-rollback hook failed');
+      }
     }
-  });
+    throw err;
+  }
   for (const callback of callbacks) {
     try {
       await scopes.exit(() => callback.run());
@@ -98,8 +115,9 @@ const ROLLBACK = Symbol('rollback');
 /**
  * Runs fn in a transaction that always rolls back, and returns what fn returned: a preview that
  * runs the very code of a change (so the preview and the change cannot disagree) and keeps none of
- * it. Its after-commit callbacks are dropped, and it is never recorded under an Idempotency-Key
- * (it commits nothing). fn must not call the network: nothing it does may outlive the rollback.
+ * it. Its after-commit and after-rollback callbacks are dropped, and it is never recorded under an
+ * Idempotency-Key (it commits nothing). fn must not call the network: nothing it does may outlive
+ * the rollback.
  */
 export async function withRolledBackTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   let result: { value: T } | undefined;
@@ -128,6 +146,20 @@ export function afterCommit(tx: Tx, name: string, run: () => unknown): void {
   const callbacks = pending.get(tx);
   if (!callbacks) throw new Error(`afterCommit(${name}) outside withTransaction`);
   callbacks.push({ name, run });
+}
+
+/**
+ * Runs `run` once the transaction `tx` has rolled back (before its error reaches the caller), with
+ * the database it ran on: for what a refused change must still leave behind in a transaction of its
+ * own, such as the outbound event of a refusal (api-contract-events.md §E5.11 `budget.exceeded`).
+ * Dropped if the transaction commits, and in a preview (`withRolledBackTransaction`), whose
+ * rollback is no refusal. Runs outside any Idempotency-Key recorder; a failure is logged, never
+ * thrown. Throws if `tx` is not a transaction opened by `withTransaction`.
+ */
+export function afterRollback(tx: Tx, name: string, run: (db: Db) => unknown): void {
+  const callbacks = rollbackPending.get(tx);
+  if (callbacks) callbacks.push({ name, run });
+  else if (!pending.has(tx)) throw new Error(`afterRollback(${name}) outside withTransaction`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from './codes.js';
+import type { Gate } from './gate.js';
 
 export type FieldError = { field: string; message: string };
 
@@ -11,6 +12,11 @@ export type AppErrorOptions = {
   /** Payload returned beside the error (402 checkout data, vendor connection). */
   data?: unknown;
   cause?: unknown;
+  /**
+   * The next step of a gated refusal (402, and the 403s of api-contract-agent-v2.md §1.2) on the Client
+   * API. Absent: the envelope derives the default gate from code, message and data (`defaultGate`).
+   */
+  gate?: Gate;
 };
 
 /** The one error type modules throw; its code fixes the HTTP status. */

@@ -16,8 +16,12 @@ export const ERROR_CODES = {
   forbidden: { status: 403, meaning: 'The credential is not allowed to perform this action.' },
   /** A state-changing request made with the console's session cookie lacks its CSRF token (ADR 0034). */
   csrf_failed: { status: 403, meaning: 'The request lacks the session CSRF token (X-CSRF-Token).' },
-  /** An agent-initiated charge exceeds the account's agent spend cap. */
+  /** A customer key lacks the `purchase` scope a route or step needs (api-contract-agent-v2.md §1.1; carries a gate). */
+  scope_denied: { status: 403, meaning: 'The API key lacks the scope this action needs.' },
+  /** An agent-initiated charge exceeds the account's agent spend cap, or one charge exceeds the key's whole money budget (or the customer's whole mandate). */
   spend_cap_exceeded: { status: 403, meaning: 'The amount exceeds the agent spend cap.' },
+  /** A charge or credit draw would take the calling key past what is left of its budget window (or the customer's mandate window). */
+  budget_exceeded: { status: 403, meaning: 'The budget window of this API key would be exceeded.' },
   /** Unknown id, another tenant's resource, or unknown route. */
   not_found: { status: 404, meaning: 'The resource does not exist.' },
   /** The route belongs to a module switched off on this install. */

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import { classifyKey } from '../security/api-keys.js';
 import { operatorAccessOf, roleAllows, SAFE_METHODS } from './operator-access.js';
+import { missingPortalScope, portalNeedOf } from './portal-access.js';
 import type { Principal } from './principal.js';
 import { MODULE_DISABLED_MESSAGES, moduleOf, surfaceOf, type ModuleName } from './surfaces.js';
 
@@ -15,6 +16,8 @@ export type Authenticator = {
   resolveOperatorSession(token: string): Promise<Principal | null>;
   /** Whether `presented` is the CSRF token of the console session. */
   csrfTokenMatches(sessionId: string, presented: string | undefined): boolean;
+  /** The `customerReferenceId` of a customer now, or null (pins a portal token's `{ref}`, ADR 0038). */
+  customerReferenceOf(accountId: string, customerId: string): Promise<string | null>;
 };
 
 /** The console session cookie's name (ADR 0034). */
@@ -47,7 +50,10 @@ export function registerAuth(
           : await authenticateAdmin(auth, credential!);
       // From here on every line this request logs names its account.
       request.log = reply.log = request.log.child({ accountId: request.principal.accountId });
-      if (request.principal.kind === 'customer') checkCustomerKeyAllowed(request, request.principal, path);
+      if (request.principal.kind === 'customer') {
+        if (request.principal.portalSessionId !== undefined) await checkPortalTokenAllowed(auth, request, request.principal, path);
+        else checkCustomerKeyAllowed(request, request.principal);
+      }
       if (request.principal.kind === 'admin') checkOperatorAllowed(request, request.principal);
     }
     const module = moduleOf(path);
@@ -113,15 +119,31 @@ async function authenticateAdmin(auth: Authenticator, credential: string): Promi
   return principal;
 }
 
-function checkCustomerKeyAllowed(request: FastifyRequest, principal: Extract<Principal, { kind: 'customer' }>, path: string) {
+function checkCustomerKeyAllowed(request: FastifyRequest, principal: Extract<Principal, { kind: 'customer' }>) {
   // routeOptions.config is absent on unknown routes: those deny customer keys like closed routes.
-  const config = request.routeOptions.config;
-  const portal = principal.portalSessionId !== undefined;
-  // A portal token is for the portal page's Client API calls, never the MCP endpoint (ADR 0025).
-  if (portal && !path.startsWith('/api/v1/client/')) throw new AppError('forbidden', 'Access denied');
-  const required = config?.customerKey ?? (portal ? config?.portal : undefined);
+  const required = request.routeOptions.config?.customerKey;
   if (!required) throw new AppError('forbidden', 'Access denied');
   if (required === 'purchase' && !principal.scopes.includes('purchase')) {
-    throw new AppError('forbidden', "This API key lacks the 'purchase' scope");
+    throw new AppError('scope_denied', "This API key lacks the 'purchase' scope");
   }
+}
+
+/**
+ * A portal token (ADR 0025, 0038) may call only the routes of the portal allow-list
+ * (`portal-access.ts`), whatever `config.customerKey` says: never `/mcp`, no route outside the list.
+ * A `{ref}` in the path is pinned to the session's customer first (403 for another customer's), then
+ * the session's permission flag is checked, before the route looks anything up or changes anything.
+ * Body references and resources named by id are pinned by the service that reads them.
+ */
+async function checkPortalTokenAllowed(auth: Authenticator, request: FastifyRequest, principal: Extract<Principal, { kind: 'customer' }>, path: string) {
+  const pattern = request.routeOptions.url;
+  const need = path.startsWith('/api/v1/client/') && pattern ? portalNeedOf(request.method, pattern) : null;
+  if (!need) throw new AppError('forbidden', 'Access denied');
+  if (need === 'read') return;
+  const ref = (request.params as { ref?: unknown } | undefined)?.ref;
+  if (typeof ref === 'string' && ref !== (await auth.customerReferenceOf(principal.accountId, principal.customerId))) {
+    throw new AppError('forbidden', 'This API key is scoped to another customer');
+  }
+  const missing = missingPortalScope(need, principal.scopes);
+  if (missing) throw new AppError('forbidden', `This portal link lacks the '${missing}' permission`);
 }

@@ -24,8 +24,17 @@ export const errorEnvelopeSchema = z
     success: z.literal(false),
     error: z.object({
       code: z.string().describe('Stable snake_case code; clients branch on it'),
+      gate: z.enum(['payment', 'budget', 'scope']).nullable().optional().describe('Client API 402 and gated 403 only: what kind of refusal (all five gate fields are present together)'),
+      action: z
+        .enum(['complete_checkout', 'nominate_owner', 'wait', 'raise_spend_cap', 'raise_mandate', 'use_own_reference', 'request_scope'])
+        .nullable()
+        .optional()
+        .describe('Gated answers: what clears the gate'),
+      url: z.string().nullable().optional().describe('Gated answers: an absolute URL to hand to a human, or null'),
+      poll: z.string().nullable().optional().describe('Gated answers: an absolute URL to poll until the gate clears, or null'),
+      retry_after: z.number().int().nullable().optional().describe('Gated answers: seconds until the budget window resets (action wait), else null'),
       message: z.string(),
-      detail: z.string().optional(),
+      detail: z.string().optional().describe('On gated answers `errorId=<requestId>`; elsewhere an optional hint'),
       fields: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
       requestId: z.string().describe('Correlation id, also in the X-Request-Id header and the logs'),
     }),

@@ -6,6 +6,15 @@ import type { Socket } from 'node:net';
 import { AppError, type FieldError } from '../errors/app-error.js';
 import { ERROR_CODES, type ErrorCode } from '../errors/codes.js';
 import { uniqueViolationOf, UNIQUE_KEY_MESSAGE } from '../db/errors.js';
+import { defaultGate, isGatedAnswer, toGateFields } from '../errors/gate.js';
+import { publicBaseUrl } from './base-url.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The answer carried a gate (api-contract-agent-v2.md §1.2): idempotency does not store it (§1.4). */
+    gated?: boolean;
+  }
+}
 
 /**
  * The one error handler: every failure leaves as the one envelope with a stable code and the
@@ -14,11 +23,13 @@ import { uniqueViolationOf, UNIQUE_KEY_MESSAGE } from '../db/errors.js';
  * `allowedMethods(path)` lists the methods routed on a path (empty when the path is unknown): a
  * known path with another method answers 405 method_not_allowed with `Allow`, an unknown one 404.
  * `fallback` may answer an unrouted request first (the console's history fallback); null passes.
+ * `configuredBaseUrl` (APP_PUBLIC_BASE_URL) makes a gate's URLs absolute (else the request's origin).
  */
 export function registerErrorHandling(
   app: FastifyInstance,
   allowedMethods: (path: string) => string[] = () => [],
   fallback: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | null = () => null,
+  configuredBaseUrl?: string,
 ): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
@@ -29,7 +40,7 @@ export function registerErrorHandling(
     } else {
       request.log.debug({ code: appError.code }, appError.message);
     }
-    return sendError(request, reply, appError);
+    return sendError(request, reply, appError, configuredBaseUrl);
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -89,16 +100,27 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   );
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+/**
+ * Renders the one envelope. On the Client API every 402 and every gated 403 (api-contract-agent-v2.md
+ * §1.2) carries the five gate fields (the thrower's gate, else the default for its code) and
+ * `detail: errorId=<requestId>`; nothing else carries them (Admin API, MCP, 401, 404, 429).
+ */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError, configuredBaseUrl?: string) {
   const { detail, fields, headers, data } = error.options;
   reply.header('X-Request-Id', request.id);
   if (headers) reply.headers(headers);
+  const gated = isGatedAnswer(error.status, error.code) && request.url.startsWith('/api/v1/client/');
+  if (gated) request.gated = true;
+  const gate = gated
+    ? toGateFields(error.options.gate ?? defaultGate(error.code, error.message, data), publicBaseUrl(configuredBaseUrl, request))
+    : undefined;
   return reply.code(error.status).send({
     success: false,
     error: {
       code: error.code,
+      ...gate,
       message: error.message,
-      ...(detail ? { detail } : {}),
+      ...(gated ? { detail: `errorId=${request.id}` } : detail ? { detail } : {}),
       ...(fields ? { fields } : {}),
       requestId: request.id,
     },

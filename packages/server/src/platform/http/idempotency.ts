@@ -50,8 +50,9 @@ declare module 'fastify' {
  * - Every transaction the handler opens (withTransaction, withStatement) appends its result to the
  *   record inside that transaction, fenced by the attempt id: effects and "these effects happened"
  *   commit together, and an attempt that lost its lease cannot commit at all.
- * - The reply (2xx, 4xx) is stored before it leaves. A 5xx releases the key if nothing committed;
- *   if something did, the record stays and its lease ends at once.
+ * - The reply (2xx, 4xx) is stored before it leaves. A 5xx, and a gated answer (402, a gated 403:
+ *   api-contract-agent-v2.md §1.4), releases the key if nothing committed; if something did, the
+ *   record stays and its lease ends at once, so a retry runs again with the committed work replayed.
  * - A retry after the lease of a record its owner never finished takes it over and runs the handler
  *   again, with the transactions already committed replaced by their recorded results: nothing
  *   committed runs twice, and the reply is rebuilt from what was committed.
@@ -94,7 +95,8 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock, 
     claim.active = false;
     reply.header('Idempotency-Key', claim.key);
     if (claim.replayed) reply.header('Idempotent-Replayed', 'true');
-    if (reply.statusCode >= 500) await release(db, claim, clock.now());
+    // A gated answer (api-contract-agent-v2.md §1.4) is not stored: a retry after its gate clears runs again.
+    if (reply.statusCode >= 500 || request.gated) await release(db, claim, clock.now());
     else {
       await ownRecord(db.updateTable('idempotency_records'), claim)
         .set({

@@ -4,6 +4,12 @@ import type { OperatorAccess, OperatorRole } from './operator-access.js';
 
 export type CustomerScope = 'read' | 'purchase';
 
+/**
+ * A portal session's scopes: a customer key's, plus one per permission flag (api-contract-money.md
+ * §1.3). The three new ones exist only on portal sessions.
+ */
+export type PortalScope = CustomerScope | 'plan_change' | 'cancel' | 'auto_topup';
+
 /** Who is calling. Every query a handler runs is scoped to `accountId`. */
 export type Principal =
   | {
@@ -23,7 +29,8 @@ export type Principal =
       /** The customer key's id, or the portal session's id when the credential is a portal token. */
       keyId: string;
       customerId: string;
-      scopes: CustomerScope[];
+      /** A customer key's scopes, or a portal session's (which may hold the portal-only ones). */
+      scopes: PortalScope[];
       /** Set when the credential is a customer portal link's token (ADR 0025), not a `ck_` key. */
       portalSessionId?: string;
     };
@@ -38,12 +45,6 @@ declare module 'fastify' {
      * 'purchase' also requires the key's purchase scope.
      */
     customerKey?: CustomerScope;
-    /**
-     * Opens a tenant-only Client API route to customer portal tokens as well (ADR 0025): what the
-     * portal shows beyond the customer-key routes (its invoices and their hosted payment page), pinned
-     * to the portal's customer by the service. `ck_` keys stay denied there.
-     */
-    portal?: 'read';
     /**
      * A CORS preflight route (OPTIONS): browsers send preflights without credentials, so the auth
      * hook lets it through. The route itself answers only with CORS headers.

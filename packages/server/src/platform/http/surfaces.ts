@@ -25,6 +25,12 @@ const MONETIZATION_PREFIXES = [
   '/api/v1/data/stripe/',
   '/public/v1/catalog/',
   '/public/stripe/',
+  // The agent discovery documents and the checkout return pages (api-contract-agent-v2.md §5.1).
+  '/llms.txt/',
+  '/.well-known/agent.json/',
+  '/agent-signup.md/',
+  '/.well-known/agent-skills/',
+  '/public/checkout/',
   // Every MCP tool is a billing-engine tool.
   '/mcp/',
 ];

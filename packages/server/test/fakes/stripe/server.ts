@@ -69,9 +69,10 @@ export type RecordedRequest = {
 
 /**
  * `status`: the request fails before Stripe does anything. `lostAnswer`: Stripe applies the request
- * (and remembers its idempotency key) but the answer is lost: the caller sees `status`.
+ * (and remembers its idempotency key) but the answer is lost: the caller sees `status`, or, with
+ * `hangMs`, no answer for that long (a caller that dies meanwhile never learns the outcome).
  */
-export type Failure = { status: number; body?: unknown; lostAnswer?: boolean } | { hangMs: number };
+export type Failure = { status: number; body?: unknown; lostAnswer?: boolean } | { hangMs: number; lostAnswer?: boolean };
 export type FailureMatch = { method?: string; path: string | RegExp; times?: number };
 
 export type Delivery = { eventId: string; type: string; url: string; status: number; body: string };
@@ -157,8 +158,8 @@ export class StripeFake {
     return intent;
   }
 
-  /** A human pays on the hosted checkout page. */
-  completeCheckout(secretKey: string, sessionId: string, token = 'pm_card_visa'): StripeObject {
+  /** A human pays on the hosted checkout page (typing `email` there, as `customer_details.email`, when given). */
+  completeCheckout(secretKey: string, sessionId: string, token = 'pm_card_visa', email?: string): StripeObject {
     const ns = this.ns(secretKey);
     const session = this.require(ns, sessionId, 'checkout.session');
     if (session.status !== 'open') throw new Error(`checkout session ${sessionId} is ${String(session.status)}`);
@@ -182,7 +183,7 @@ export class StripeFake {
       Object.assign(session, { setup_intent: intent.id, payment_status: 'no_payment_required' });
       this.emit(ns, 'setup_intent.succeeded', intent);
     }
-    Object.assign(session, { status: 'complete', customer });
+    Object.assign(session, { status: 'complete', customer, customer_details: { email: email ?? session.customer_email ?? null } });
     this.emit(ns, 'checkout.session.completed', session);
     return session;
   }
@@ -303,6 +304,12 @@ export class StripeFake {
       return;
     }
     const outcome = this.apply(this.ns(secretKey), method, url.pathname, body, idempotencyKey, raw);
+    if (failure && 'hangMs' in failure) {
+      // Applied, then no answer for a while.
+      await new Promise((r) => setTimeout(r, failure.hangMs));
+      if (!res.destroyed) reply(500, { error: { type: 'api_error', message: 'hung' } });
+      return;
+    }
     if (failure && 'status' in failure) {
       // Applied, but the answer never reaches the caller.
       reply(failure.status, failure.body ?? { error: { type: 'api_error', message: 'An unknown error occurred with Stripe (fake).' } });

@@ -99,7 +99,7 @@ describe('public pricing document (GET /public/v1/catalog/{slug}/pricing.json)',
         { id: 'pro', name: 'Plan pro', price: { amount: 19.99, currency: 'USD', per: 'month' }, features: ['ai.chat', 'search'] },
         { id: 'back', name: 'Plan back', price: { amount: 49, currency: 'USD', per: 'month' }, features: ['search'] },
       ],
-      governance: { per_key_limits: false, budget_controls: false, spend_alerts: false, burndown_api: true },
+      governance: { per_key_limits: true, budget_controls: false, spend_alerts: false, burndown_api: true },
       integration: {
         api_docs_url: `${svc.baseUrl}/swagger-ui.html`,
         openapi_spec_url: `${svc.baseUrl}/v3/api-docs`,

@@ -68,7 +68,7 @@ describe('agent signup (POST /public/v1/catalog/{slug}/signup)', () => {
     const res = await signup(s.slug, { email: ' agent@example.com ', name: 'Robo' });
     assert.equal(res.status, 201, res.text);
     const data = res.body.data;
-    assert.deepEqual(Object.keys(data), ['customerReferenceId', 'apiKey', 'apiKeyScopes', 'plan', 'nextSteps']);
+    assert.deepEqual(Object.keys(data), ['customerReferenceId', 'apiKey', 'apiKeyScopes', 'plan', 'status', 'expires_at', 'limits', 'spend_mandate', 'status_url', 'owner_url', 'nextSteps']);
     assert.match(data.customerReferenceId, /^agent_[0-9a-f]{32}$/);
     assert.match(data.apiKey, /^ck_test_[0-9a-f]{32}$/);
     assert.deepEqual(data.apiKeyScopes, ['read', 'purchase']);
@@ -80,6 +80,15 @@ describe('agent signup (POST /public/v1/catalog/{slug}/signup)', () => {
       record_usage: `${svc.baseUrl}/api/v1/client/events`,
       credit_balances: `${svc.baseUrl}/api/v1/client/credits/${ref}/pools`,
       docs: `${svc.baseUrl}/swagger-ui.html`,
+      pricing: `${svc.baseUrl}/public/v1/catalog/${s.slug}/pricing.json`,
+      check_entitlement_template: `${svc.baseUrl}/api/v1/client/entitlements/${ref}/{featureKey}`,
+      check_entitlement_example: `${svc.baseUrl}/api/v1/client/entitlements/${ref}/ai.chat`,
+      usage_summary: `${svc.baseUrl}/api/v1/client/customers/${ref}/usage`,
+      usage_history: `${svc.baseUrl}/api/v1/client/customers/${ref}/usage/history`,
+      usage_events: `${svc.baseUrl}/api/v1/client/customers/${ref}/usage/events`,
+      buy_credits: `${svc.baseUrl}/api/v1/client/credits/purchases`,
+      change_plan: `${svc.baseUrl}/api/v1/client/subscriptions/{subscriptionId}/plan-change`,
+      runbook: `${svc.baseUrl}/agent-signup.md`,
     });
 
     const customer = await svc.ctx.db.selectFrom('customers').selectAll().where('customer_reference_id', '=', ref).executeTakeFirstOrThrow();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { Tally, TallyAuthError, TallyError, TallyNotFoundError, Transport, type TallyCustomer } from '@tally/client';
+import { Tally, TallyAuthError, TallyError, TallyGatedError, TallyNotFoundError, Transport, type TallyCustomer } from '@tally/client';
 import type { StripeFake } from '../../fakes/stripe/server.js';
 import { connectStripe, startServiceWithStripe } from '../../fakes/stripe/with-service.js';
 import { monetization } from '../../factories.js';
@@ -120,8 +120,11 @@ describe(`client for customer keys (${backend})`, () => {
     const raw = new Transport({ baseUrl: svc.baseUrl, apiKey: a.key });
     await assert.rejects(raw.request({ method: 'GET', path: '/api/v1/client/customers' }), (err: unknown) => err instanceof TallyAuthError && err.status === 403);
     await assert.rejects(raw.request({ method: 'GET', path: '/api/v1/monetization/plans' }), (err: unknown) => err instanceof TallyAuthError);
-    // A read-only key cannot buy.
-    await assert.rejects(own.subscribe({ planId: paidPlanId }), (err: unknown) => err instanceof TallyAuthError && /purchase/.test(err.message));
+    // A read-only key cannot buy: 403 scope_denied with its gate (api-contract-agent-v2.md §0.3, §1.2).
+    await assert.rejects(
+      own.subscribe({ planId: paidPlanId }),
+      (err: unknown) => err instanceof TallyGatedError && err.status === 403 && err.code === 'scope_denied' && err.gate.action === 'request_scope' && /purchase/.test(err.message),
+    );
     assert.equal((await m.expectOk(m.client('GET', `/credits/reservations/${bHold.id}`))).status, 'HELD');
   });
 

@@ -5,7 +5,7 @@ import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
 import { browserCorsFetch, callTool, mcpClient } from './mcp-helpers.js';
 
-const CURATED = ['checkEntitlement', 'getCreditPrices', 'getUsageForecast', 'listPlans', 'purchaseCredits', 'subscribePlan'];
+const CURATED = ['checkEntitlement', 'getCreditPrices', 'getMyBudget', 'getUsageForecast', 'listPlans', 'purchaseCredits', 'subscribePlan'];
 
 /** The MCP endpoint (contract §8) driven by the SDK's own client over real HTTP. */
 describe('MCP endpoint', () => {
@@ -57,7 +57,7 @@ describe('MCP endpoint', () => {
     assert.ok(!names.some((n) => n.startsWith('admin')), names.join(','));
   });
 
-  test('when a customer key lists tools then it sees exactly the six curated tools', async () => {
+  test('when a customer key lists tools then it sees exactly the seven curated tools (getMyBudget added, agent-v2 §2.8)', async () => {
     const names = (await (await open(readKey)).listTools()).tools.map((t) => t.name).sort();
     assert.deepEqual(names, CURATED);
   });
@@ -177,7 +177,7 @@ describe('MCP endpoint', () => {
     const res = await callTool(await open(purchaseKey), 'subscribePlan', { planId: 'free', confirmAction: true });
     assert.equal(res.isError, false, res.text);
     const rest = await m.expectOk(m.client('POST', '/subscriptions', { customerReferenceId: 'carol', planId: 'free' }), 201);
-    const strip = (v: any) => JSON.parse(JSON.stringify(v), (k, x) => (['id', 'customer', 'customerReferenceId', 'createdAt', 'modifiedAt', 'subscriptionId', 'customerId', 'invoiceId'].includes(k) ? undefined : x));
+    const strip = (v: any) => JSON.parse(JSON.stringify(v), (k, x) => (['id', 'customer', 'customerReferenceId', 'createdAt', 'modifiedAt', 'subscriptionId', 'customerId', 'invoiceId', 'number', 'finalizedAt'].includes(k) ? undefined : x));
     assert.deepEqual(strip(res.json), strip(rest));
     assert.equal(res.json.subscription.status, 'ACTIVE');
     const customer = await m.expectOk(m.client('GET', '/customers/alice'));
@@ -232,7 +232,7 @@ describe('MCP endpoint', () => {
   test('when a browser page (the Inspector in direct mode) drives /mcp then preflights pass and the SDK client works under CORS rules', async () => {
     const client = await mcpClient(svc, readKey, { fetch: browserCorsFetch('http://localhost:6274') });
     clients.push(client);
-    assert.equal((await client.listTools()).tools.length, 6);
+    assert.equal((await client.listTools()).tools.length, 7);
     const res = await callTool(client, 'getCreditPrices');
     assert.equal(res.isError, false, res.text);
     // Preflights carry no key; the answer names every header an MCP client sends.

@@ -54,7 +54,7 @@ describe('MCP switches (APP_MCP_ENABLED, APP_MCP_ADMIN_TOOLS_ENABLED)', () => {
     });
     after(() => svc.close());
 
-    test('when a tenant key lists and calls admin tools then they are there and answer, while a customer key still sees six tools', async () => {
+    test('when a tenant key lists and calls admin tools then they are there and answer, while a customer key still sees its seven curated tools (getMyBudget added, agent v2 §2.8)', async () => {
       const m = monetization(svc, acct);
       const feature = await m.feature();
       await m.activePlan({ price: 5, features: [{ id: feature.id }] });
@@ -68,7 +68,9 @@ describe('MCP switches (APP_MCP_ENABLED, APP_MCP_ADMIN_TOOLS_ENABLED)', () => {
       await m.customer('dora');
       const key = (await m.expectOk(m.client('POST', '/customers/dora/keys', { scopes: ['read'] }), 201)).apiKey;
       const customer = await mcpClient(svc, key);
-      assert.equal((await customer.listTools()).tools.length, 6);
+      const curated = (await customer.listTools()).tools.map((t) => t.name);
+      assert.equal(curated.length, 7, curated.join(','));
+      assert.ok(curated.includes('getMyBudget') && !curated.includes('adminListPlans'), curated.join(','));
       const denied = await callTool(customer, 'adminListPlans');
       assert.equal(denied.json.error.code, 'forbidden');
       await customer.close();

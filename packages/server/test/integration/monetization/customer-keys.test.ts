@@ -43,6 +43,7 @@ describe('customer-scoped keys on monetization routes', () => {
   test('when a customer key subscribes then it needs the purchase scope and may omit its reference', async () => {
     const denied = await as(readKey, 'POST', '/subscriptions', { planId });
     assert.equal(denied.status, 403);
+    assert.equal(denied.body.error.code, 'scope_denied');
     assert.equal(denied.body.error.message, "This API key lacks the 'purchase' scope");
     const res = await as(buyKey, 'POST', '/subscriptions', { planId });
     assert.equal(res.status, 201, res.text);

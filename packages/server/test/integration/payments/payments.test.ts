@@ -40,10 +40,13 @@ describe('payments with the Stripe SDK', () => {
   });
   after(() => close());
 
-  test('when no processor is connected then a purchase answers 402 with the decline reason and no checkout', async () => {
+  test('when no processor is connected then a purchase answers 402 with the decline reason, no checkout and the gate that says whom to ask', async () => {
     const res = await purchase({ customerReferenceId: ref, creditPoolId: poolId, credits: 100 });
     assert.equal(res.status, 402, res.text);
     assert.equal(res.body.error.code, 'payment_required');
+    // api-contract-agent-v2.md §1.2: nothing to hand over, nothing to poll.
+    assert.equal(res.body.error.message, 'Payment is required but no payment processor is connected to this instance; contact the operator.');
+    assert.deepEqual([res.body.error.gate, res.body.error.action, res.body.error.url, res.body.error.poll, res.body.error.retry_after], ['payment', 'complete_checkout', null, null, null]);
     assert.equal(res.body.data.declineReason, 'no payment processor connected');
     assert.equal(res.body.data.checkoutUrl, undefined);
     assert.equal(fake.requests.length, 0);

@@ -116,12 +116,14 @@ describe('cancel and plan change reach Stripe (PROCESSOR_INTEGRATION)', () => {
     assert.equal((await subscription('up', id)).plan.id, pro.id);
   });
 
-  test('when the upgrade charge is declined then Stripe keeps the old price, ours stays on its plan with the change PENDING, and paying the invoice completes the swap', async () => {
+  test('when the upgrade charge is declined then Stripe keeps the old price, the tenant gets 202 payment_pending with the proration invoice to pay, and paying it completes the swap', async () => {
     const id = await subscribed('declined');
     const stripeSub = stripeSubscriptionOf(id);
     fake.setCard(STRIPE_KEY, stripeSub.default_payment_method as string, 'declined');
     const res = await m.client('POST', `/subscriptions/${id}/plan-change`, { changeToPlanId: pro.id, changeType: 'UPGRADE' });
-    assert.equal(res.status, 200, res.text);
+    assert.equal(res.status, 202, res.text);
+    assert.equal(res.body.data.status, 'payment_pending');
+    assert.equal(res.body.data.paymentUrl, fake.list(STRIPE_KEY, 'invoice').find((i) => i.id === stripeSubscriptionOf(id).latest_invoice)!.hosted_invoice_url);
     assert.equal(res.body.data.subscription.plan.id, basic.id);
     assert.deepEqual([res.body.data.subscription.scheduledChange.type, res.body.data.subscription.scheduledChange.status], ['UPGRADE', 'PENDING']);
     assert.deepEqual([res.body.data.invoice.type, res.body.data.invoice.status], ['ADJUSTMENT', 'DUE']);

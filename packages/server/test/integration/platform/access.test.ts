@@ -58,6 +58,7 @@ describe('customer-scoped keys and the per-route allow-list', () => {
     const readOnly = await customerKey(['read']);
     const denied = await svc.http.post('/api/v1/client/test/buy', { auth: readOnly });
     assert.equal(denied.status, 403);
+    assert.equal(denied.body.error.code, 'scope_denied');
     assert.equal(denied.body.error.message, "This API key lacks the 'purchase' scope");
     const buyer = await customerKey(['read', 'purchase']);
     assert.equal((await svc.http.post('/api/v1/client/test/buy', { auth: buyer })).status, 200);

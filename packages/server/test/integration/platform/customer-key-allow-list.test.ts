@@ -21,11 +21,20 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/v1/client/customers/:ref/keys': 'tenant',
   'POST /api/v1/client/customers/:ref/keys/:keyId/rotate': 'tenant',
   'DELETE /api/v1/client/customers/:ref/keys/:keyId': 'tenant',
+  // Key budgets (agent-v2 §2.9): the tenant sets and clears; a customer key reads its own only.
+  'PUT /api/v1/client/customers/:ref/keys/:keyId/budget': 'tenant',
+  'GET /api/v1/client/customers/:ref/keys/:keyId/budget': 'read',
+  'DELETE /api/v1/client/customers/:ref/keys/:keyId/budget': 'tenant',
   'POST /api/v1/client/customers/:ref/portal-sessions': 'tenant',
   'GET /api/v1/client/customers/:ref/portal-sessions': 'tenant',
   'DELETE /api/v1/client/customers/:ref/portal-sessions/:sessionId': 'tenant',
+  'GET /api/v1/client/customers/:ref/status': 'read',
+  'PUT /api/v1/client/customers/:ref/owner': 'read',
+  'POST /api/v1/client/customers/:ref/spend-mandate': 'purchase',
   'GET /api/v1/client/portal/session': 'read',
   'GET /api/v1/client/customers/:ref/usage': 'read',
+  'GET /api/v1/client/customers/:ref/usage/events': 'read',
+  'GET /api/v1/client/customers/:ref/usage/history': 'read',
   'GET /api/v1/client/plans': 'tenant',
   'GET /api/v1/client/features': 'tenant',
   'GET /api/v1/client/features/:featureKey': 'tenant',
@@ -45,17 +54,24 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/v1/client/credits/:ref/pools/:poolId': 'read',
   'GET /api/v1/client/credits/:ref/pools/:poolId/grants': 'read',
   'GET /api/v1/client/credits/:ref/pools/:poolId/transactions': 'read',
+  'GET /api/v1/client/credits/:ref/pools/:poolId/auto-topup': 'read',
+  'PUT /api/v1/client/credits/:ref/pools/:poolId/auto-topup': 'purchase',
+  'DELETE /api/v1/client/credits/:ref/pools/:poolId/auto-topup': 'purchase',
+  'GET /api/v1/client/credits/:ref/pools/:poolId/auto-topup/attempts': 'read',
   // Reservations are opened and settled around the customer's own calls, like event ingestion (issue 16).
   'POST /api/v1/client/credits/reservations': 'read',
   'GET /api/v1/client/credits/reservations/:reservationId': 'read',
   'POST /api/v1/client/credits/reservations/:reservationId/capture': 'read',
   'POST /api/v1/client/credits/reservations/:reservationId/release': 'read',
   'GET /api/v1/client/billing/invoices/:ref': 'tenant',
+  'GET /api/v1/client/billing/invoices/:invoiceId/pdf': 'tenant',
   'POST /api/v1/client/billing/invoices/:invoiceId/mark-paid': 'tenant',
   'POST /api/v1/client/billing/subscriptions/:subscriptionId/stripe/checkout': 'tenant',
   'POST /api/v1/client/billing/invoices/subscription/:subscriptionId/stripe/checkout': 'tenant',
   'POST /api/v1/client/customers/:ref/payment-methods/setup-intent': 'purchase',
   'POST /api/v1/client/customers/:ref/payment-methods/default': 'purchase',
+  'POST /api/v1/client/customers/:ref/payment-methods/setup-checkout': 'purchase',
+  'GET /api/v1/client/customers/:ref/payment-methods/default': 'read',
   'GET /api/v1/client/checkout-sessions/:checkoutSessionId': 'read',
   'POST /api/v1/client/credits/purchases': 'purchase',
   'POST /api/v1/client/outcomes': 'tenant',
@@ -68,6 +84,9 @@ const EXPECTED: Record<string, Access> = {
 const CONTRACT_NOT_YET_BUILT: Record<string, Access> = {};
 
 const routeName = (method: string, url: string) => `${method} ${url}`;
+
+/** Customer-key routes about one key that admit only the calling key's own id (agent-v2 §2.9). */
+const OWN_KEY_ONLY = new Set(['GET /api/v1/client/customers/:ref/keys/:keyId/budget']);
 
 describe('customer-key allow-list (contract §2.5, §2.6)', () => {
   let svc: TestService;
@@ -124,7 +143,12 @@ describe('customer-key allow-list (contract §2.5, §2.6)', () => {
       const res = await call(readKey, route.method, route.url);
       if (route.access === 'purchase') {
         assert.equal(res.status, 403, `${route.method} ${route.url}`);
+        assert.equal(res.body.error.code, 'scope_denied', `${route.method} ${route.url}`);
         assert.equal(res.body.error.message, "This API key lacks the 'purchase' scope", `${route.method} ${route.url}`);
+      } else if (OWN_KEY_ONLY.has(routeName(route.method, route.url))) {
+        // Open to customer keys for their own key id only: another id (random here) is 403.
+        assert.equal(res.status, 403, `${route.method} ${route.url}`);
+        assert.equal(res.body.error.message, 'A customer key may read only its own budget');
       } else {
         assert.notEqual(res.status, 403, `${route.method} ${route.url} admits a read key: ${res.text}`);
         assert.notEqual(res.status, 401, `${route.method} ${route.url}`);

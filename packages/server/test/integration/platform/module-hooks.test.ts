@@ -32,7 +32,7 @@ describe('module hooks: domain events, extensions, after-commit callbacks, jobs 
     assert.equal(credits.tariffPublishWarnings.isProvided(), true, 'spend provides the negative-margin guard');
     assert.deepEqual(
       jobsOf(svc.ctx).map((j) => j.name),
-      ['subscription-cycle', 'invoice-due', 'credit-expiration', 'credit-reservation-expiry', 'stripe-processor-retry', 'stripe-meter-sync', 'spend-initial-sync', 'spend-sync', 'spend-delivery-retry', 'spend-delivery-purge', 'spend-outcome-sync', 'spend-budget-check', 'spend-weekly-digest', 'idempotency-purge', 'platform-housekeeping', 'partitions-ahead'],
+      ['subscription-cycle', 'invoice-due', 'credit-expiration', 'credit-reservation-expiry', 'stripe-processor-retry', 'stripe-meter-sync', 'spend-reservation-sweep', 'checkout-expiry', 'auto-topup-recovery', 'agent-expiry', 'spend-initial-sync', 'spend-sync', 'spend-delivery-retry', 'spend-delivery-purge', 'spend-outcome-sync', 'spend-budget-check', 'spend-weekly-digest', 'idempotency-purge', 'platform-housekeeping', 'partitions-ahead'],
     );
     const off = { ...svc.ctx, config: { ...svc.ctx.config, modules: { ...svc.ctx.config.modules, monetization: false, build: false } } };
     assert.deepEqual(jobsOf(off).map((j) => j.name), ['idempotency-purge', 'platform-housekeeping', 'partitions-ahead']);

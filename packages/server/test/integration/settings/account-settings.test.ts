@@ -21,7 +21,16 @@ const DEFAULTS = {
   agentSignupDefaultPlanId: null,
   agentSignupHourlyCap: 10,
   agentMaxTopupAmount: null,
+  agentProvisionalDays: 14,
+  agentSignupPerIpCap: null,
+  agentSpendMandateEnabled: false,
+  agentMaxMandateAmount: null,
   usageThresholdPercents: [80, 100],
+  invoiceNumberPrefix: 'INV',
+  legalName: null,
+  addressLines: [],
+  taxId: null,
+  contactEmail: null,
 };
 
 

@@ -37,7 +37,7 @@ describe('billing outbound events (issue 33)', () => {
     const plan = await m.activePlan({ price: 0, features: [{ id: feature.id }] });
     await m.customer('free_1');
     const sub = await m.subscribe('free_1', plan.id);
-    assert.deepEqual(await billingTypes(), ['subscription.created', 'invoice.created', 'invoice.paid', 'subscription.activated']);
+    assert.deepEqual(await billingTypes(), ['subscription.created', 'invoice.created', 'invoice.finalized', 'invoice.paid', 'subscription.activated']);
     const all = await events();
     const created = all.find((e) => e.type === 'subscription.created')!;
     assert.equal(created.data.object.id, sub.subscription.id);
@@ -54,11 +54,12 @@ describe('billing outbound events (issue 33)', () => {
     const plan = await m.activePlan({ price: 30, features: [{ id: feature.id }] });
     await m.customer('paid_1');
     const sub = await m.subscribe('paid_1', plan.id);
-    assert.deepEqual(await billingTypes(), ['subscription.created', 'invoice.created']);
+    assert.deepEqual(await billingTypes(), ['subscription.created', 'invoice.created', 'invoice.finalized']);
     assert.equal((await events('subscription.created'))[0]!.data.object.status, 'PENDING_PAYMENT');
     const answers = await Promise.all(Array.from({ length: 20 }, () => m.client('POST', `/billing/invoices/${sub.invoice.id}/mark-paid`)));
     assert.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
-    assert.deepEqual(await billingTypes(), ['subscription.created', 'invoice.created', 'invoice.paid', 'subscription.activated']);
+    assert.deepEqual(await billingTypes(), ['subscription.created', 'invoice.created', 'invoice.finalized', 'invoice.paid', 'subscription.activated']);
+    assert.equal((await events('invoice.finalized')).length, 1, 'an invoice is finalised once: mark-paid of a numbered invoice records no second invoice.finalized');
     await m.markPaid(sub.invoice.id);
     assert.equal((await events('invoice.paid')).length, 1, 'marking a PAID invoice paid again records nothing');
     const activated = (await events('subscription.activated'))[0]!;
@@ -73,7 +74,7 @@ describe('billing outbound events (issue 33)', () => {
     await setCatalogSettings(svc, account, { slug, agentSignupEnabled: true, agentSignupDefaultPlanId: free.id, agentSignupHourlyCap: 10 });
     const res = await svc.http.post(`/public/v1/catalog/${slug}/signup`, { body: { email: 'agent@example.com' } });
     assert.equal(res.status, 201, res.text);
-    assert.deepEqual(await billingTypes(), ['subscription.created', 'invoice.created', 'invoice.paid', 'subscription.activated']);
+    assert.deepEqual(await billingTypes(), ['subscription.created', 'invoice.created', 'invoice.finalized', 'invoice.paid', 'subscription.activated']);
     assert.equal((await events()).find((e) => e.type === 'subscription.created')!.data.object.customerReferenceId, res.body.data.customerReferenceId);
   });
 
@@ -100,7 +101,7 @@ describe('billing outbound events (issue 33)', () => {
 
     const changed = await m.client('POST', `/subscriptions/${sub.subscription.id}/plan-change`, { changeToPlanId: pro.id, changeType: 'UPGRADE' });
     assert.equal(changed.status, 200, changed.text);
-    assert.deepEqual((await billingTypes()).slice(before.length), ['subscription.plan_changed', 'invoice.created']);
+    assert.deepEqual((await billingTypes()).slice(before.length), ['subscription.plan_changed', 'invoice.created', 'invoice.finalized']);
     const swap = (await events('subscription.plan_changed'))[0]!;
     assert.equal(swap.data.changeType, 'UPGRADE');
     assert.equal(swap.data.previousPlan.id, basic.id);
@@ -111,7 +112,7 @@ describe('billing outbound events (issue 33)', () => {
     const mark = (await billingTypes()).length;
     const cancel = await m.client('POST', `/subscriptions/cancellation/${sub.subscription.id}?cancelMode=IMMEDIATE`);
     assert.ok(cancel.status < 300, cancel.text);
-    assert.deepEqual((await billingTypes()).slice(mark), ['invoice.voided', 'invoice.created', 'subscription.canceled']);
+    assert.deepEqual((await billingTypes()).slice(mark), ['invoice.voided', 'invoice.created', 'invoice.finalized', 'subscription.canceled']);
     const all = await events();
     assert.equal(all.find((e) => e.type === 'invoice.voided')!.data.object.id, adjustment.id);
     const credit = all.filter((e) => e.type === 'invoice.created').at(-1)!;

@@ -131,7 +131,7 @@ describe('payment outbound events (issue 33)', () => {
     const deliveries = await deliver();
     assert.ok(deliveries.some((d) => d.type === 'invoice.paid') && deliveries.some((d) => d.type === 'invoice.payment_succeeded'));
 
-    const mine = (await events()).filter((e) => [e.data.object.id, e.data.object.invoiceId, e.data.object.subscriptionId].some((id) => id === sub.invoice.id || id === sub.subscription.id) && e.type !== 'invoice.created' && e.type !== 'subscription.created');
+    const mine = (await events()).filter((e) => [e.data.object.id, e.data.object.invoiceId, e.data.object.subscriptionId].some((id) => id === sub.invoice.id || id === sub.subscription.id) && e.type !== 'invoice.created' && e.type !== 'invoice.finalized' && e.type !== 'subscription.created');
     assert.deepEqual(mine.map((e) => e.type), ['payment.succeeded', 'invoice.paid', 'subscription.activated', 'checkout.completed']);
     const payment = mine[0]!.data.object;
     assert.equal(payment.invoiceId, sub.invoice.id);

@@ -59,7 +59,7 @@ describe('processor-driven billing events (issue 33)', () => {
     await redeliver(pending);
     const types = await typesOf(id);
     assert.deepEqual(types.filter((t) => t.startsWith('subscription.')), ['subscription.created', 'subscription.activated']);
-    assert.deepEqual(types.filter((t) => t.startsWith('invoice.') || t.startsWith('payment.')), ['invoice.created', 'payment.succeeded', 'invoice.paid']);
+    assert.deepEqual(types.filter((t) => t.startsWith('invoice.') || t.startsWith('payment.')), ['invoice.created', 'invoice.finalized', 'payment.succeeded', 'invoice.paid']);
     assert.ok(types.indexOf('subscription.created') < types.indexOf('subscription.activated'));
     const payment = (await events()).find((e) => e.type === 'payment.succeeded' && e.data.object.subscriptionId === id)!.data.object;
     assert.deepEqual([payment.purpose, payment.amount, payment.currency, payment.customerReferenceId], ['SUBSCRIPTION', 30, 'USD', 'pi_carded']);

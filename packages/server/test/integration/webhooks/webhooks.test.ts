@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { until } from '../../until.js';
 
 /**
  * Outbound events (issue 33, api-contract-events.md): endpoints, the outbox, the relay, Standard
@@ -46,15 +47,6 @@ class Receiver {
   }
 }
 
-async function until<T>(what: string, read: () => Promise<T | undefined> | T | undefined, ms = 8000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('outbound events (issue 33)', () => {
   let svc: TestService;

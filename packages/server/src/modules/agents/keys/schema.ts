@@ -14,6 +14,13 @@ export const KeyCreateSchema = z
 
 export const KeyParamsSchema = RefParamsSchema.extend({ keyId: z.uuid() });
 
+/**
+ * The Admin API twin's customer (api-contract-agent-v2.md §2.1): our internal id, the console's.
+ * Text, so that a value that is not a UUID is 404 like an unknown id rather than 400.
+ */
+export const CustomerIdParamsSchema = z.object({ customerId: z.string().min(1).max(64).meta({ format: 'uuid' }).describe("The customer's internal id (not its reference)") });
+export const AdminKeyParamsSchema = CustomerIdParamsSchema.extend({ keyId: z.uuid() });
+
 const keyFields = {
   id: z.uuid(),
   customerReferenceId: z.string(),

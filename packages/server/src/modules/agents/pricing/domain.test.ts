@@ -85,7 +85,7 @@ describe('buildPricingDocument', () => {
           weight_table: { 'ai.chat': 1, 'ai.research': 5, 'ai.research:gpt-4.1': 8 },
           price_book: [{ denomination: 'credits', price_per_credit: 0.01, currency: 'USD' }],
         },
-        governance: { per_key_limits: false, budget_controls: true, spend_alerts: false, burndown_api: true },
+        governance: { per_key_limits: true, budget_controls: true, spend_alerts: false, burndown_api: true },
         integration: { api_docs_url: `${BASE}/swagger-ui.html`, openapi_spec_url: `${BASE}/v3/api-docs`, mcp_server: true, auth_methods: ['api-key'] },
       }),
     );

@@ -56,7 +56,7 @@ export type PricingDocument = {
     weight_table: Record<string, Decimal>;
     price_book: { denomination: string; price_per_credit: Decimal; currency: string }[];
   };
-  governance: { per_key_limits: false; budget_controls: boolean; spend_alerts: false; burndown_api: true };
+  governance: { per_key_limits: true; budget_controls: boolean; spend_alerts: false; burndown_api: true };
   integration: { api_docs_url: string; openapi_spec_url: string; mcp_server: boolean; auth_methods: ['api-key'] };
 };
 
@@ -72,7 +72,7 @@ const signupUrl = (baseUrl: string, slug: string) => `${baseUrl}/public/v1/catal
  * The plan signup would give: the default plan while signup is enabled, if it is among the ACTIVE
  * plans and free (the same conditions the signup route checks, so the advertised trial URL works).
  */
-export function signupPlanOf(input: Pick<PricingInput, 'agentSignupEnabled' | 'agentSignupDefaultPlanId' | 'plans'>): PricingPlan | null {
+export function signupPlanOf<P extends { id: string; priceAmount: Decimal }>(input: { agentSignupEnabled: boolean; agentSignupDefaultPlanId: string | null; plans: P[] }): P | null {
   if (!input.agentSignupEnabled || !input.agentSignupDefaultPlanId) return null;
   const plan = input.plans.find((p) => p.id === input.agentSignupDefaultPlanId);
   return plan && isFreePlan(plan) ? plan : null;
@@ -149,7 +149,8 @@ export function buildPricingDocument(input: PricingInput): PricingDocument | nul
     revenue_model: { type: revenueType(input.plans), billing_frequency: billingFrequencies(input.plans), agent_onboarding: input.agentSignupEnabled },
     plans: input.plans.map((p) => toDocumentPlan(p, p === signupPlan ? trialUrl : null)),
     ...(creditSection ? { credits: creditSection } : {}),
-    governance: { per_key_limits: false, budget_controls: input.agentMaxTopupAmount !== null, spend_alerts: false, burndown_api: true },
+    // Key budgets exist (api-contract-agent-v2.md §2.7, supersedes base §5.2's false).
+    governance: { per_key_limits: true, budget_controls: input.agentMaxTopupAmount !== null, spend_alerts: false, burndown_api: true },
     integration: {
       api_docs_url: `${input.baseUrl}/swagger-ui.html`,
       openapi_spec_url: `${input.baseUrl}/v3/api-docs`,

@@ -10,7 +10,7 @@ import { currentPrices, effectiveWeightTable } from '../../credits/index.js';
 import { findAccountSettingsBySlug } from '../../settings/index.js';
 import { buildPricingDocument, type PricingPlan } from './domain.js';
 
-const NO_CATALOG_MESSAGE = 'No catalog at this address';
+export const NO_CATALOG_MESSAGE = 'No catalog at this address';
 
 /**
  * No account has this id. An unknown slug and a closed catalog run the same loads against it, so

@@ -30,12 +30,24 @@ describe('agent signup rules', () => {
   });
 
   test('when next steps are built then the links hang off the base URL and {featureKey} stays literal', () => {
-    assert.deepEqual(computeNextSteps('https://api.acme.example', 'agent_ab'), {
-      base_url: 'https://api.acme.example',
-      check_entitlement: 'https://api.acme.example/api/v1/client/entitlements/agent_ab/{featureKey}',
-      record_usage: 'https://api.acme.example/api/v1/client/events',
-      credit_balances: 'https://api.acme.example/api/v1/client/credits/agent_ab/pools',
-      docs: 'https://api.acme.example/swagger-ui.html',
+    const base = 'https://api.acme.example';
+    const steps = computeNextSteps(base, 'agent_ab', 'acme', 'ai.chat');
+    assert.deepEqual(steps, {
+      base_url: base,
+      check_entitlement: `${base}/api/v1/client/entitlements/agent_ab/{featureKey}`,
+      record_usage: `${base}/api/v1/client/events`,
+      credit_balances: `${base}/api/v1/client/credits/agent_ab/pools`,
+      docs: `${base}/swagger-ui.html`,
+      pricing: `${base}/public/v1/catalog/acme/pricing.json`,
+      check_entitlement_template: `${base}/api/v1/client/entitlements/agent_ab/{featureKey}`,
+      check_entitlement_example: `${base}/api/v1/client/entitlements/agent_ab/ai.chat`,
+      usage_summary: `${base}/api/v1/client/customers/agent_ab/usage`,
+      usage_history: `${base}/api/v1/client/customers/agent_ab/usage/history`,
+      usage_events: `${base}/api/v1/client/customers/agent_ab/usage/events`,
+      buy_credits: `${base}/api/v1/client/credits/purchases`,
+      change_plan: `${base}/api/v1/client/subscriptions/{subscriptionId}/plan-change`,
+      runbook: `${base}/agent-signup.md`,
     });
+    assert.equal('check_entitlement_example' in computeNextSteps(base, 'agent_ab', 'acme', null), false, 'only when the plan has a feature');
   });
 });

@@ -26,14 +26,33 @@ export function computeRetryAfterSeconds(oldestInWindow: Date, now: Date): numbe
 
 export const agentCustomerReference = (hex32: string) => `${AGENT_REFERENCE_PREFIX}${hex32}`;
 
-/** Where the new agent goes next; `{featureKey}` stays literal for the agent to fill in. */
-export function computeNextSteps(baseUrl: string, customerReferenceId: string) {
+/**
+ * Where the new agent goes next (base §5.3 keys, then agent v2 §4.2's); `{featureKey}` stays literal
+ * for the agent to fill in. `check_entitlement_example` only when the plan has a feature.
+ */
+export function computeNextSteps(baseUrl: string, customerReferenceId: string, slug: string, firstFeatureKey: string | null) {
   const ref = encodeURIComponent(customerReferenceId);
+  const client = `${baseUrl}/api/v1/client`;
   return {
     base_url: baseUrl,
-    check_entitlement: `${baseUrl}/api/v1/client/entitlements/${ref}/{featureKey}`,
-    record_usage: `${baseUrl}/api/v1/client/events`,
-    credit_balances: `${baseUrl}/api/v1/client/credits/${ref}/pools`,
+    check_entitlement: `${client}/entitlements/${ref}/{featureKey}`,
+    record_usage: `${client}/events`,
+    credit_balances: `${client}/credits/${ref}/pools`,
     docs: `${baseUrl}/swagger-ui.html`,
+    pricing: `${baseUrl}/public/v1/catalog/${encodeURIComponent(slug)}/pricing.json`,
+    check_entitlement_template: `${client}/entitlements/${ref}/{featureKey}`,
+    ...(firstFeatureKey === null ? {} : { check_entitlement_example: `${client}/entitlements/${ref}/${encodeURIComponent(firstFeatureKey)}` }),
+    usage_summary: `${client}/customers/${ref}/usage`,
+    usage_history: `${client}/customers/${ref}/usage/history`,
+    usage_events: `${client}/customers/${ref}/usage/events`,
+    buy_credits: `${client}/credits/purchases`,
+    change_plan: `${client}/subscriptions/{subscriptionId}/plan-change`,
+    runbook: `${baseUrl}/agent-signup.md`,
   };
+}
+
+/** §4.2 `status_url` and `owner_url`. */
+export function agentUrls(baseUrl: string, customerReferenceId: string) {
+  const customer = `${baseUrl}/api/v1/client/customers/${encodeURIComponent(customerReferenceId)}`;
+  return { status_url: `${customer}/status`, owner_url: `${customer}/owner` };
 }

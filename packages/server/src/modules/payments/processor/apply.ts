@@ -9,6 +9,7 @@ import {
   startExternalSubscription,
 } from '../../billing/index.js';
 import { findPlan } from '../../catalog/index.js';
+import { settleChargeSpend } from '../../customers/index.js';
 import { fromMinorUnitInteger, INVOICE_STATUS_FROM_PROCESSOR } from '../domain.js';
 import { METADATA } from '../events.js';
 import type { ProcessorCheckoutSession, ProcessorInvoice, ProcessorSubscription } from './stripe.js';
@@ -55,6 +56,7 @@ async function lockLink(tx: Tx, accountId: string, processorSubscriptionId: stri
 
 /** customer.subscription.created / updated / deleted, and the subscribe request's own answer. */
 export async function linkProcessorSubscription(tx: Tx, accountId: string, subscription: ProcessorSubscription, now: Date): Promise<void> {
+  await settleSubscribeSpend(tx, accountId, subscription, now);
   const price = idOf(licensedItem(subscription)?.price);
   const link = await lockLink(tx, accountId, subscription.id, subscription.metadata, { customer: idOf(subscription.customer), price }, now);
   if (!link) return;
@@ -63,6 +65,19 @@ export async function linkProcessorSubscription(tx: Tx, accountId: string, subsc
   const state = { ...toExternalState(subscription), planId: billed?.plan_id ?? null };
   await startExternalSubscription(tx, { id: link.subscription_id, accountId, customerId: link.customer_id, planId: link.plan_id, state, now });
   await completeCheckout(tx, link, now);
+}
+
+/**
+ * A paid subscription of our subscribe (its first invoice paid: active or trialing): what a customer
+ * key's subscribe counted under our id is settled (a reservation stays counted, a checkout's spend
+ * counts now). Idempotent, nothing when nothing was counted; customer row then key, before the rows
+ * the link locks.
+ */
+async function settleSubscribeSpend(tx: Tx, accountId: string, subscription: ProcessorSubscription, now: Date) {
+  if (subscription.status !== 'active' && subscription.status !== 'trialing') return;
+  const ours = subscription.metadata?.[METADATA.subscription];
+  const customerId = subscription.metadata?.[METADATA.customer];
+  if (ours && customerId && isUuid(ours) && isUuid(customerId)) await settleChargeSpend(tx, { accountId, customerId, id: ours, now });
 }
 
 /**
@@ -83,6 +98,8 @@ export async function subscriptionCheckoutCompleted(tx: Tx, accountId: string, c
     state: { status: paid ? 'active' : 'pending', period: null, cancelAtPeriodEnd: false, endedAt: null }, now,
   });
   await completeCheckout(tx, link, now);
+  // Paid: a customer key's checkout counts against its budget now.
+  if (paid) await settleChargeSpend(tx, { accountId, customerId: link.customer_id, id: link.subscription_id, now });
   return true;
 }
 

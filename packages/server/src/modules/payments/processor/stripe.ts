@@ -20,6 +20,9 @@ export type ProcessorSubscription = Stripe.Subscription;
 export type ProcessorSubscriptionItem = Stripe.SubscriptionItem;
 export type ProcessorInvoice = Stripe.Invoice;
 export type ProcessorCheckoutSession = Stripe.Checkout.Session;
+
+/** When a Checkout Session lapses unpaid (Stripe: 24 h by default); null when the answer does not say. */
+const expiresAtOf = (session: { expires_at?: number | null }) => (typeof session.expires_at === 'number' ? new Date(session.expires_at * 1000) : null);
 export type ProcessorSetupIntent = Stripe.SetupIntent;
 export type ProcessorPaymentIntent = Stripe.PaymentIntent;
 export type ProcessorCustomer = Stripe.Customer;
@@ -82,6 +85,10 @@ export function stripeProcessor(config: Config, secretKey: string, metrics: Pick
       const customer = await stripe.customers.create(input, idem(idempotencyKey));
       return { id: customer.id };
     },
+    /** Sets the processor customer's e-mail (a plain update: repeating it changes nothing). */
+    setCustomerEmail: async (customerId: string, email: string): Promise<void> => {
+      await stripe.customers.update(customerId, { email });
+    },
     setDefaultPaymentMethod: async (customerId: string, paymentMethodId: string): Promise<void> => {
       await stripe.customers.update(customerId, { invoice_settings: { default_payment_method: paymentMethodId } });
     },
@@ -128,7 +135,7 @@ export function stripeProcessor(config: Config, secretKey: string, metrics: Pick
         },
         idem(idempotencyKey),
       );
-      return { id: session.id, url: session.url };
+      return { id: session.id, url: session.url, expiresAt: expiresAtOf(session) };
     },
     /** A hosted checkout for a subscription (mode=subscription) to the items. */
     createSubscriptionCheckout: async (
@@ -148,7 +155,35 @@ export function stripeProcessor(config: Config, secretKey: string, metrics: Pick
         },
         idem(idempotencyKey),
       );
-      return { id: session.id, url: session.url };
+      return { id: session.id, url: session.url, expiresAt: expiresAtOf(session) };
+    },
+    /** A hosted page that saves a card for later off-session charges (mode=setup): no charge. */
+    createSetupCheckout: async (input: { customer: string; clientReferenceId: string; successUrl: string; cancelUrl: string; metadata: Metadata }, idempotencyKey: string) => {
+      const session = await stripe.checkout.sessions.create(
+        {
+          mode: 'setup',
+          customer: input.customer,
+          client_reference_id: input.clientReferenceId,
+          success_url: input.successUrl,
+          cancel_url: input.cancelUrl,
+          allowed_payment_method_types: ['card'],
+          metadata: input.metadata,
+          setup_intent_data: { metadata: input.metadata },
+        },
+        idem(idempotencyKey),
+      );
+      return { id: session.id, url: session.url, expiresAt: expiresAtOf(session) };
+    },
+    /** The payment method a setup intent saved (null while it has none). */
+    retrieveSetupIntent: async (id: string) => {
+      const intent = await stripe.setupIntents.retrieve(id);
+      const idOf = (v: string | { id: string } | null) => (typeof v === 'string' ? v : v?.id ?? null);
+      return { id: intent.id, status: intent.status, customer: idOf(intent.customer), paymentMethod: idOf(intent.payment_method) };
+    },
+    /** What a card payment method shows (null fields when the processor does not say). */
+    describePaymentMethod: async (id: string) => {
+      const method = await stripe.paymentMethods.retrieve(id);
+      return { brand: method.card?.brand ?? null, last4: method.card?.last4 ?? null, expMonth: method.card?.exp_month ?? null, expYear: method.card?.exp_year ?? null };
     },
     /**
      * A hosted invoice page for one amount: draft, one item, finalised; each step keyed by
@@ -170,6 +205,8 @@ export function stripeProcessor(config: Config, secretKey: string, metrics: Pick
       return { id: hosted.id!, url: hosted.hosted_invoice_url ?? null };
     },
     retrieveInvoice: (id: string): Promise<ProcessorInvoice> => stripe.invoices.retrieve(id),
+    /** An open invoice can no longer be paid (a paid one is refused: an invalid request). */
+    voidInvoice: (id: string): Promise<ProcessorInvoice> => stripe.invoices.voidInvoice(id),
     createProduct: async (input: { name: string; description?: string; metadata: Metadata }, idempotencyKey: string) => {
       const product = await stripe.products.create(input, idem(idempotencyKey));
       return { id: product.id };

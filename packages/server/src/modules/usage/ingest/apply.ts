@@ -4,9 +4,9 @@ import type { Executor, Tx } from '../../../platform/db/database.js';
 import { withTransaction } from '../../../platform/db/transaction.js';
 import type { AppError } from '../../../platform/errors/app-error.js';
 import { newId } from '../../../platform/ids.js';
-import { dec, type Decimal } from '../../../platform/money.js';
+import { dec, roundCredits, type Decimal } from '../../../platform/money.js';
 import { ensureFeatureForEvent } from '../../catalog/index.js';
-import { ensureCustomerForEvent } from '../../customers/index.js';
+import { checkCredits, countCredits, ensureCustomerForEvent, lockKeyBudgets, recordCredits } from '../../customers/index.js';
 import { resolveWeightCached, type ResolvedWeight } from '../../credits/index.js';
 import * as batchRepo from './apply-repo.js';
 import { captureForEvent, lockFlowHolds, openCreditDraws, type CreditDrawer, type CreditReceipt } from '../credits-seam.js';
@@ -44,6 +44,11 @@ export type EventItem = {
    * statement, ADR 0028); null: its remembered context changed, apply it as a group of one.
    */
   alone?: () => Promise<EventOutcome | null>;
+  /**
+   * The customer key that sends the event (api-contract-agent-v2.md §2.5): if it has a budget, its
+   * credits are checked before the draw and counted with it, under the budget row's lock.
+   */
+  budgetKeyId?: string;
 };
 
 export type Receipt = ReturnType<typeof receiptOf>['receipt'];
@@ -63,7 +68,13 @@ export type EventOutcome =
  */
 const maxRounds = (items: EventItem[]) => new Set(items.map((i) => i.key)).size + 1;
 
-export async function applyEvents(ctx: AppContext, accountId: string, items: EventItem[]): Promise<EventOutcome[]> {
+/**
+ * `answersGated`: the caller answers a single event's refusal by its key budget as a gated 403 under
+ * an Idempotency-Key. Such an answer is not stored (api-contract-agent-v2.md §1.4), so the retry
+ * must run again rather than replay this transaction: the refusal throws inside it and it rolls
+ * back (the refused event wrote nothing; its budget.exceeded is recorded on its own, after).
+ */
+export async function applyEvents(ctx: AppContext, accountId: string, items: EventItem[], answersGated = false): Promise<EventOutcome[]> {
   if (items.length === 0) return [];
   const now = ctx.clock.now();
   const contexts = await loadContexts(ctx.db, accountId, items, [...new Set(items.map((i) => contextId(i.ref, i.input.featureKey)))]);
@@ -73,15 +84,22 @@ export async function applyEvents(ctx: AppContext, accountId: string, items: Eve
   const prepared = complete ? await prepare(ctx.cache, ctx.db, accountId, items, contexts as Map<string, repo.IngestContext>, now) : null;
   // One transaction (an Idempotency-Key journal records it as one), unknown customers and features created first.
   return withTransaction(ctx.db, async (tx) => {
-    if (prepared) return applyInTransaction(tx, accountId, items, prepared, recorded, now);
+    if (prepared) return throwGated(await applyInTransaction(ctx, tx, accountId, items, prepared, recorded, now), answersGated);
     const missing = [...contexts.entries()].filter(([, c]) => !c?.feature_id).map(([id]) => id);
     const pairs = missing.map((id) => items.find((i) => contextId(i.ref, i.input.featureKey) === id)!);
     for (const ref of [...new Set(pairs.map((p) => p.ref))].sort()) await ensureCustomerForEvent(tx, accountId, ref, now);
     for (const key of [...new Set(pairs.map((p) => p.input.featureKey))].sort()) await ensureFeatureForEvent(tx, accountId, key, now);
     for (const [id, c] of await loadContexts(tx, accountId, items, missing)) contexts.set(id, c);
     const wanted = usageRecorded.subscribers().length > 0 && [...contexts.values()].some((c) => c?.recorded_wanted);
-    return applyInTransaction(tx, accountId, items, await prepare(ctx.cache, tx, accountId, items, contexts as Map<string, repo.IngestContext>, now), wanted, now);
+    return throwGated(await applyInTransaction(ctx, tx, accountId, items, await prepare(ctx.cache, tx, accountId, items, contexts as Map<string, repo.IngestContext>, now), wanted, now), answersGated);
   });
+}
+
+/** The outcomes, unless the one event was refused by its key budget and the caller answers that gated (see applyEvents). */
+function throwGated(outcomes: EventOutcome[], answersGated: boolean): EventOutcome[] {
+  const [only] = outcomes;
+  if (answersGated && outcomes.length === 1 && only!.status === 'refused' && only!.error.code === 'budget_exceeded') throw only!.error;
+  return outcomes;
 }
 
 const contextId = (ref: string, featureKey: string) => `${ref}\u0000${featureKey}`;
@@ -145,19 +163,23 @@ const weightId = (p: EventPlan) => `${p.event.feature_id}|${p.event.model ?? ''}
  * the pools are read again, still locked, for the events after it. Such a round runs under a
  * savepoint, which undoes its ledger writes if it has to be decided again.
  */
-async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[], { plans, weights, watches }: Prepared, recorded: boolean, now: Date): Promise<EventOutcome[]> {
+async function applyInTransaction(ctx: AppContext, tx: Tx, accountId: string, items: EventItem[], { plans, weights, watches }: Prepared, recorded: boolean, now: Date): Promise<EventOutcome[]> {
+  // Key budgets first (customer → key → pools, §2.6), then counters, holds, pools. Only credit
+  // draws count against a key's budget; a key without one has no row to lock.
+  const budgetKeys = items.flatMap((i, n) => (i.budgetKeyId && plans[n]!.creditBacked ? [i.budgetKeyId] : []));
+  const lockedBudgets = budgetKeys.length > 0 ? await lockKeyBudgets(tx, accountId, budgetKeys) : null;
   const locked = await batchRepo.lockCounters(tx, accountId, plans.flatMap((p) => (p.counter ? [p.counter.key] : [])));
   const flows = plans.flatMap((p) => (p.creditBacked && p.event.flow_id ? [p.event.flow_id] : []));
   // Counter locks, then the flows' reservations, then the pools (modules/README "Lock order").
   const holds = flows.length > 0 ? await lockFlowHolds(tx, accountId, flows) : new Set<string>();
   const targets = plans.filter((p) => p.creditBacked).map((p) => ({ subscriptionId: p.event.subscription_id!, denomination: p.denomination! }));
-  let drawer = await openCreditDraws(tx, accountId, targets, now);
+  let drawer = await openCreditDraws(tx, accountId, targets, now, ctx);
   const savepoint = holds.size > 0;
   // Per plan, once for every round: its counter's id and its draw input (ADR 0029).
   const counterIds = plans.map((p) => (p.counter ? batchRepo.counterId(p.counter.key) : null));
   const drawInputs = plans.map((p) => (p.creditBacked ? { ...drawInputOf(p), weight: weights.get(weightId(p))! } : null));
   for (let round = 1; ; round++) {
-    if (round > 1) drawer = await openCreditDraws(tx, accountId, targets, now);
+    if (round > 1) drawer = await openCreditDraws(tx, accountId, targets, now, ctx);
     if (savepoint) await batchRepo.savepoint(tx);
     const used = new Map([...locked.entries()].map(([id, u]) => [id, dec(u)]));
     // The first round of a group without holds assumes none of its keys is stored yet (the usual
@@ -172,6 +194,9 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
     // usage.threshold_reached: the percents each counted event crosses, from its counter's usage under the lock.
     const crossings: Crossing[] = [];
     const outcomes: EventOutcome[] = [];
+    const budgets = new Map(lockedBudgets ?? []);
+    const keyDraws: { keyId: string; eventId: string; credits: Decimal }[] = [];
+    const keyRefusals: { keyId: string; credits: Decimal }[] = [];
     for (const [i, plan] of plans.entries()) {
       const key = plan.event.event_idempotency_key;
       const earlier = stored.get(key);
@@ -184,15 +209,29 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
         capture = async (input) => {
           await drawer.flush();
           const receipt = await captureForEvent(tx, { ...input, flowId: plan.event.flow_id! });
-          drawer = await openCreditDraws(tx, accountId, targets, now);
+          drawer = await openCreditDraws(tx, accountId, targets, now, ctx);
           return receipt;
         };
+      }
+      const budgetKey = plan.creditBacked ? items[i]!.budgetKeyId : undefined;
+      const budget = budgetKey ? budgets.get(budgetKey) : undefined;
+      // The key budget is checked with the requested credits before the draw: 403, not 409 (§2.6).
+      const requested = budget ? roundCredits(plan.units.times(drawInputs[i]!.weight.weight)) : null;
+      const overBudget = budget ? checkCredits(budget, requested!, now) : null;
+      if (overBudget) {
+        keyRefusals.push({ keyId: budgetKey!, credits: requested! });
+        outcomes.push({ status: 'refused', key, error: overBudget });
+        continue;
       }
       const counterBefore = watches[i] ? used.get(counterIds[i]!)! : null;
       const decided = await decide(plan, counterIds[i]!, used, () => drawer, drawInputs[i]!, capture);
       if (decided === 'refused') {
         outcomes.push({ status: 'refused', key, error: depleted(plan.denomination) });
         continue;
+      }
+      if (budget && decided.receipt) {
+        budgets.set(budgetKey!, countCredits(budget, decided.receipt.creditsDeducted, now));
+        keyDraws.push({ keyId: budgetKey!, eventId: plan.event.id, credits: decided.receipt.creditsDeducted });
       }
       stored.set(key, plan.event.id);
       rows.push(decided.row);
@@ -223,6 +262,8 @@ async function applyInTransaction(tx: Tx, accountId: string, items: EventItem[],
       continue;
     }
     await drawer.flush();
+    // Counted draws, and budget.exceeded for a key's first refusal of its window (the group commits).
+    if (lockedBudgets) await recordCredits(tx, accountId, budgets, keyDraws, keyRefusals, now);
     if (recorded) for (const b of billable) await emitRecorded(tx, b.plan, b.units, b.featureKey);
     await recordCrossings(tx, accountId, crossings, now);
     return outcomes;

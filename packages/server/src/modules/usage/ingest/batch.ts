@@ -5,6 +5,7 @@ import { newId } from '../../../platform/ids.js';
 import { getCustomerById } from '../../customers/index.js';
 import { isRecorded } from '../../../platform/db/transaction.js';
 import { applyEvents, type EventItem } from './apply.js';
+import { budgetOf } from './event.js';
 import { hotPoolQueue } from './lane.js';
 import type { EventBatchRequest, EventBatchResult } from '../schema.js';
 
@@ -16,10 +17,11 @@ import type { EventBatchRequest, EventBatchResult } from '../schema.js';
  */
 export async function ingestBatch(ctx: AppContext, principal: Principal, body: EventBatchRequest): Promise<EventBatchResult> {
   const own = principal.kind === 'customer' ? (await getCustomerById(ctx.db, principal.accountId, principal.customerId)).customer_reference_id : null;
+  const budget = budgetOf(principal);
   const items: EventItem[] = body.events.map((input, i) => {
     const ref = own ?? input.customerReferenceId;
     if (!ref) throw invalidField(`events[${i}].customerReferenceId`, 'is required');
-    return { input, ref, key: input.eventIdempotencyKey ?? newId() };
+    return { input, ref, key: input.eventIdempotencyKey ?? newId(), ...budget };
   });
   // A batch over several customers goes through the account's lane, grouped with its other
   // concurrent batches and events (lane.ts): they lock the same counters and pools, so apart they only
@@ -36,7 +38,7 @@ export async function ingestBatch(ctx: AppContext, principal: Principal, body: E
   return {
     results: outcomes.map((o, index) => {
       if (o.status === 'duplicate') return { index, status: o.status, eventId: o.eventId, eventIdempotencyKey: o.key, error: { code: 'conflict' as const, message: o.error.message } };
-      if (o.status === 'refused') return { index, status: o.status, eventIdempotencyKey: o.key, error: { code: 'insufficient_credits' as const, message: o.error.message } };
+      if (o.status === 'refused') return { index, status: o.status, eventIdempotencyKey: o.key, error: { code: o.error.code === 'budget_exceeded' ? ('budget_exceeded' as const) : ('insufficient_credits' as const), message: o.error.message } };
       const r = o.receipt;
       return {
         index,

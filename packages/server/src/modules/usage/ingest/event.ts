@@ -55,7 +55,7 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
     const remembered = memory.get(accountId, ref, input.featureKey);
     if (remembered?.feature_id && isCreditBacked(remembered) && lane && flowId === null) {
       // The group reads the contexts of all its events in one statement (apply.ts).
-      return await submitToLane(ctx, accountId, { input, ref, key });
+      return await submitToLane(ctx, accountId, { input, ref, key, ...budgetOf(principal) });
     }
     // A plain counted event of a known (customer, feature): one statement that checks the
     // remembered context and writes (repo.insertEventCounting's guard); a changed context reads it again.
@@ -80,7 +80,7 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
     const preloaded = await repo.loadIngestContext(ctx.db, accountId, ref, input.featureKey);
     if (!preloaded?.feature_id) {
       // The customer or feature is still to be created: a group of one, which creates them first.
-      return answer(await applyEvents(ctx, accountId, [{ input, ref, key }]));
+      return answer(await applyEvents(ctx, accountId, [{ input, ref, key, ...budgetOf(principal) }], isRecorded()));
     }
     memory.set(accountId, ref, input.featureKey, preloaded);
     // A plain event of an account without subscribers to usage_recorded, and without usage thresholds
@@ -89,9 +89,9 @@ async function ingestOne(ctx: AppContext, principal: Principal, input: EventRequ
       const plan = await planPlain(ctx.db, accountId, preloaded, input, key, now);
       return await withStatement(ctx.db, (db) => writePlain(db, plan));
     }
-    const item: EventItem = { input, ref, key, context: preloaded };
+    const item: EventItem = { input, ref, key, context: preloaded, ...budgetOf(principal) };
     if (lane && flowId === null) return await submitToLane(ctx, accountId, item);
-    return answer(await applyEvents(ctx, accountId, [item]));
+    return answer(await applyEvents(ctx, accountId, [item], isRecorded()));
   } catch (err) {
     if (isUniqueViolation(err, UNIQUE_CONSTRAINTS.usageEventKey)) throw duplicate(key);
     throw err;
@@ -133,6 +133,15 @@ async function writePlain(db: Executor, plan: EventPlan) {
   }
   const counted = await repo.insertEventCounting(db, plan.event, zeroedColumns(plan), plan.counter);
   return receiptOf(plan, !counted, null);
+}
+
+/**
+ * The calling customer key, whose budget (if it has one) its credit draws count against (§2.5); a
+ * tenant key or portal token has none. Whether it has one is read under the lock in the group's
+ * transaction (apply.ts), never from a node's memory, so a budget set on another node binds at once.
+ */
+export function budgetOf(principal: Principal): { budgetKeyId?: string } {
+  return principal.kind === 'customer' && principal.portalSessionId === undefined ? { budgetKeyId: principal.keyId } : {};
 }
 
 async function callerReference(ctx: AppContext, principal: Principal, ref: string | undefined): Promise<string> {
