@@ -173,11 +173,16 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     config.modules,
   );
   // This node's boot (ADR 0033), registered once it listens: leases taken from then on name it.
+  // Fastify serves requests while onListen hooks run, so /readyz waits for the registration: until
+  // it commits, another node cannot tell that this identity's previous process is gone.
   let boot: NodeBoot | undefined;
+  let registration: Promise<unknown> = Promise.resolve();
   app.addHook('onListen', async () => {
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
-    boot = await registerBoot(ctx.db, nodeIdentity(config.nodeId, port), clock.now());
+    const registering = registerBoot(ctx.db, nodeIdentity(config.nodeId, port), clock.now());
+    registration = registering;
+    boot = await registering;
     app.log.info({ nodeId: boot.nodeId, bootEpoch: boot.epoch }, 'node boot registered');
   });
   registerIdempotency(app, ctx.db, clock, ctx.secrets, () => boot);
@@ -210,7 +215,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     servers: [{ url: publicBaseUrl(config.publicBaseUrl, request) }],
   }));
   app.get('/swagger-ui.html', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/swagger-ui/'));
-  await app.register(healthRoutes(ctx));
+  await app.register(healthRoutes(ctx, { booted: () => registration }));
   await app.register(consoleRoutes(config, consoleDir));
   await app.register(accounts.accountRoutes(ctx));
   await app.register(settingsAdminRoutes(ctx));

@@ -3232,7 +3232,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers */
+        /** Readiness: the database answers and this node has registered its boot */
         get: operations["checkReadiness"];
         put?: never;
         post?: never;

@@ -8,7 +8,8 @@ import { tokenMatches } from '../../platform/metrics.js';
 
 const StatusSchema = z.object({ status: z.literal('ok') });
 
-export function healthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+/** `booted`: settles once this node's boot is registered (ADR 0033); a node is not ready before. */
+export function healthRoutes(ctx: AppContext, node: { booted: () => Promise<unknown> }): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/healthz',
@@ -18,10 +19,11 @@ export function healthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       '/readyz',
       {
-        schema: { tags: ['Operations'], operationId: 'checkReadiness', summary: 'Readiness: the database answers', response: { 200: StatusSchema } },
+        schema: { tags: ['Operations'], operationId: 'checkReadiness', summary: 'Readiness: the database answers and this node has registered its boot', response: { 200: StatusSchema } },
       },
       async (request) => {
         try {
+          await node.booted();
           await sql`select 1`.execute(ctx.db);
         } catch (err) {
           request.log.warn({ err }, 'readiness check failed');

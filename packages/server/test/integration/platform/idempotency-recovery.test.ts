@@ -9,7 +9,7 @@ import { IDEMPOTENCY_LEASE_MS } from '../../../src/platform/http/idempotency.js'
 import { newId } from '../../../src/platform/ids.js';
 import { registerBoot } from '../../../src/platform/node-boot.js';
 import { monetization } from '../../factories.js';
-import { createTestAccount, startTestService, type TestService } from '../../harness.js';
+import { backend, createTestAccount, startSecondNode, startTestService, type TestService } from '../../harness.js';
 
 /** A promise the test resolves by hand: a request parked on it is "hung" (or, for its client, dead). */
 function gate() {
@@ -399,6 +399,31 @@ describe('Idempotency-Key: a lease held by a process that is gone', () => {
     const replayed = await book('k-live', 'kiwi');
     assert.equal(replayed.text, answered.text);
     assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
+  });
+
+  // Fastify serves requests while its onListen hooks run: a node that answered /readyz before its boot
+  // committed let a client retry on another node meet the old epoch's lease (409 for a minute).
+  test('when a node has started listening but its boot is not yet registered then /readyz waits for the registration', { skip: backend !== 'postgres' && 'a second node needs PostgreSQL' }, async () => {
+    // One connection holds the lock for the whole test: the second node's registration waits on it.
+    await svc.ctx.db.connection().execute(async (blocker) => {
+      await sql`begin`.execute(blocker);
+      await sql`lock table node_boots in exclusive mode`.execute(blocker);
+      let second: TestService | undefined;
+      try {
+        second = await startSecondNode(svc);
+        const port = new URL(second.baseUrl).port;
+        const ready = second.http.get('/readyz');
+        const early = await Promise.race([ready.then(() => 'answered'), new Promise((r) => setTimeout(() => r('waiting'), 500))]);
+        assert.equal(early, 'waiting', 'not ready while its boot cannot be registered');
+        await sql`commit`.execute(blocker);
+        assert.equal((await ready).status, 200);
+        const boot = await svc.ctx.db.selectFrom('node_boots').selectAll().where('node_id', 'like', `%:${port}`).executeTakeFirst();
+        assert.ok(boot, 'registered by the time it reported ready');
+      } finally {
+        await sql`rollback`.execute(blocker).catch(() => {});
+        await second?.close();
+      }
+    });
   });
 
   // Last in this block: it registers a new boot of the service's own identity, as its restart would.
