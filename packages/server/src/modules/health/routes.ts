@@ -8,6 +8,26 @@ import { tokenMatches } from '../../platform/metrics.js';
 
 const StatusSchema = z.object({ status: z.literal('ok') });
 
+/** How long /readyz waits for this node's boot registration before answering 503 (it is still starting). */
+const BOOT_WAIT_MS = 2_000;
+
+/**
+ * Settles once the node's boot is registered (or its registration failed: the node then runs with
+ * leases that name no node, and only their expiry frees them). Still pending after BOOT_WAIT_MS: 503.
+ */
+async function awaitBoot(booted: () => Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    booted().then(
+      () => 'settled',
+      () => 'settled',
+    ),
+    new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), BOOT_WAIT_MS))),
+  ]);
+  clearTimeout(timer);
+  if (outcome === 'pending') throw new AppError('service_unavailable', 'This node is starting: its boot is not registered yet');
+}
+
 /** `booted`: settles once this node's boot is registered (ADR 0033); a node is not ready before. */
 export function healthRoutes(ctx: AppContext, node: { booted: () => Promise<unknown> }): FastifyPluginAsyncZod {
   return async (app) => {
@@ -22,8 +42,8 @@ export function healthRoutes(ctx: AppContext, node: { booted: () => Promise<unkn
         schema: { tags: ['Operations'], operationId: 'checkReadiness', summary: 'Readiness: the database answers and this node has registered its boot', response: { 200: StatusSchema } },
       },
       async (request) => {
+        await awaitBoot(node.booted);
         try {
-          await node.booted();
           await sql`select 1`.execute(ctx.db);
         } catch (err) {
           request.log.warn({ err }, 'readiness check failed');

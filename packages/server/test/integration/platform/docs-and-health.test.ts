@@ -206,10 +206,13 @@ describe('readiness without a database', () => {
   test('when the database is gone then /readyz answers 503 and /healthz stays ok', async () => {
     const svc = await startTestService();
     try {
+      // Ready first (its boot registered), so the 503 below is the database's.
+      assert.equal((await svc.http.get('/readyz')).status, 200);
       await svc.ctx.database.close();
       const ready = await svc.http.get('/readyz');
       assert.equal(ready.status, 503);
       assert.equal(ready.body.error.code, 'service_unavailable');
+      assert.equal(ready.body.error.message, 'Database unreachable');
       assert.equal((await svc.http.get('/healthz')).status, 200);
     } finally {
       // The whole runtime, not only the HTTP server: its cache listener holds a connection of its own.

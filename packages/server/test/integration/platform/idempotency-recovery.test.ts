@@ -403,7 +403,7 @@ describe('Idempotency-Key: a lease held by a process that is gone', () => {
 
   // Fastify serves requests while its onListen hooks run: a node that answered /readyz before its boot
   // committed let a client retry on another node meet the old epoch's lease (409 for a minute).
-  test('when a node has started listening but its boot is not yet registered then /readyz waits for the registration', { skip: backend !== 'postgres' && 'a second node needs PostgreSQL' }, async () => {
+  test('when a node has started listening but its boot is not yet registered then /readyz answers 503, and 200 once it is', { skip: backend !== 'postgres' && 'a second node needs PostgreSQL' }, async () => {
     // One connection holds the lock for the whole test: the second node's registration waits on it.
     await svc.ctx.db.connection().execute(async (blocker) => {
       await sql`begin`.execute(blocker);
@@ -412,11 +412,12 @@ describe('Idempotency-Key: a lease held by a process that is gone', () => {
       try {
         second = await startSecondNode(svc);
         const port = new URL(second.baseUrl).port;
-        const ready = second.http.get('/readyz');
-        const early = await Promise.race([ready.then(() => 'answered'), new Promise((r) => setTimeout(() => r('waiting'), 500))]);
-        assert.equal(early, 'waiting', 'not ready while its boot cannot be registered');
+        const starting = await second.http.get('/readyz');
+        assert.equal(starting.status, 503, 'not ready while its boot cannot be registered');
+        assert.equal(starting.body.error.code, 'service_unavailable');
         await sql`commit`.execute(blocker);
-        assert.equal((await ready).status, 200);
+        const ready = await second.http.get('/readyz');
+        assert.equal(ready.status, 200, ready.text);
         const boot = await svc.ctx.db.selectFrom('node_boots').selectAll().where('node_id', 'like', `%:${port}`).executeTakeFirst();
         assert.ok(boot, 'registered by the time it reported ready');
       } finally {
