@@ -212,9 +212,10 @@ describe('many nodes: three server processes on one PostgreSQL', { skip }, () =>
     let answered = 0;
     let settled = 0;
     const killed = new Promise<void>((resolve) => {
+      // All at once: when the third answer arrives the other batches are in flight (their keys claimed,
+      // their transactions queued on the node's pool of 5). Spread 15 ms apart, a fast run could answer
+      // each before the next was sent, and the kill then left no lease behind.
       const sends = Array.from({ length: BATCHES }, async (_, b) => {
-        // Spread over a little time so the kill lands while batches are in flight.
-        await new Promise((r) => setTimeout(r, b * 15));
         try {
           const res = await c.http.post('/api/v1/client/events/batch', { auth: account.apiKey, body: body(b), headers: { 'idempotency-key': `kill-batch-${b}` } });
           if (res.status !== 200) throw new Error(`batch ${b}: ${res.status} ${res.text}`);
