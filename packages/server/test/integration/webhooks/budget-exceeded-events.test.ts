@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { StripeFake } from '../../fakes/stripe/server.js';
@@ -9,33 +7,11 @@ import { connectStripe, startServiceWithStripe } from '../../fakes/stripe/with-s
 import { monetization } from '../../factories.js';
 import { createTestAccount, type TestService } from '../../harness.js';
 import { until } from '../../until.js';
+import { WebhookReceiver as Receiver } from '../../fakes/webhook-receiver.js';
 
 const STRIPE_KEY = 'sk_test_tallyBudgetExceeded01';
 
 type Event = { id: string; type: string; createdAt: string; accountId: string; data: { object: any; customerReferenceId: string | null; axis: string; requested: number } };
-type Received = { headers: IncomingHttpHeaders; body: string };
-
-/** A loopback receiver of deliveries. */
-class Receiver {
-  received: Received[] = [];
-  private server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      this.received.push({ headers: req.headers, body });
-      res.writeHead(200).end('ok');
-    });
-  });
-  async start() {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-  close() {
-    this.server.closeAllConnections();
-    return new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
 /**
  * `budget.exceeded` (api-contract-events.md §E5.11): a spend refused by a per-key budget
  * (api-contract-agent-v2.md §2.6) records one event per window of that budget, with the key's

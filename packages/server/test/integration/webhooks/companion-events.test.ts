@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { monetization } from '../../factories.js';
 import { createTestAccount, startTestService, type TestService } from '../../harness.js';
 import { setCatalogSettings } from '../agents/agent-helpers.js';
 import { until } from '../../until.js';
+import { WebhookReceiver as Receiver } from '../../fakes/webhook-receiver.js';
+
+type Event = { id: string; type: string; createdAt: string; accountId: string; data: { object: any } };
 
 /**
  * The companion contracts' events (api-contract-events.md §E5.11): `invoice.finalized` when an
@@ -15,30 +16,6 @@ import { until } from '../../until.js';
  * however many concurrent requests touch it, nothing for a change that does not happen; delivered
  * signed, verified here by the official `standardwebhooks` package. The receiver is on loopback.
  */
-type Received = { headers: IncomingHttpHeaders; body: string; path: string };
-type Event = { id: string; type: string; createdAt: string; accountId: string; data: { object: any } };
-
-class Receiver {
-  received: Received[] = [];
-  private server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      this.received.push({ headers: req.headers, body, path: req.url ?? '' });
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
-    });
-  });
-  async start() {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-  close() {
-    this.server.closeAllConnections();
-    return new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-
 describe('companion events (api-contract-events.md §E5.11)', () => {
   let svc: TestService;
   let receiver: Receiver;
