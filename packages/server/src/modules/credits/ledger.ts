@@ -3,7 +3,7 @@ import type { Tx } from '../../platform/db/database.js';
 import type { GrantType, TransactionType } from './tables.js';
 import { AppError, conflict } from '../../platform/errors/app-error.js';
 import { toJsonb } from '../../platform/db/jsonb.js';
-import { arrayLiteral as arr } from '../../platform/db/array-literal.js';
+import { arrayLiteral as arr, distinctDocuments } from '../../platform/db/array-literal.js';
 import { newId } from '../../platform/ids.js';
 import { dec, roundCredits, type Decimal } from '../../platform/money.js';
 import { planFifoDraw, poolStatusAfter } from './domain.js';
@@ -280,15 +280,16 @@ export async function appendUsageDraws(tx: Tx, accountId: string, entries: Usage
     linkTotals.set(k, { ...t, amount: t.amount.plus(e.amount.neg()) });
   }
   const lt = [...linkTotals.values()];
+  const metadata = distinctDocuments(entries.map((e) => e.metadata));
   await sql`
     with t as (
       insert into credit_transactions (id, account_id, credit_pool_id, seq, credit_grant_id, transaction_type, amount, balance_before,
         balance_after, description, reversed_transaction_id, subscription_id, event_id, idempotency_key, request_hash, metadata, created_at)
-      select v.id, ${accountId}::uuid, v.pool_id, v.seq, null, 'DEDUCTION', v.amount, v.before, v.after, 'Usage event', null, v.sub_id, v.event_id, null, null, v.meta, ${now}::timestamptz
+      select v.id, ${accountId}::uuid, v.pool_id, v.seq, null, 'DEDUCTION', v.amount, v.before, v.after, 'Usage event', null, v.sub_id, v.event_id, null, null, (${metadata.docs}::jsonb[])[v.meta], ${now}::timestamptz
         from unnest(${arr(entries.map((e) => e.id))}::uuid[], ${arr(entries.map((e) => e.poolId))}::uuid[], ${arr(entries.map((e) => e.seq))}::bigint[],
                     ${arr(entries.map((e) => e.amount.toFixed()))}::numeric[], ${arr(entries.map((e) => e.before.toFixed()))}::numeric[],
                     ${arr(entries.map((e) => e.after.toFixed()))}::numeric[], ${arr(entries.map((e) => e.subscriptionId))}::uuid[],
-                    ${arr(entries.map((e) => e.eventId))}::uuid[], ${arr(entries.map((e) => e.metadata))}::jsonb[])
+                    ${arr(entries.map((e) => e.eventId))}::uuid[], ${metadata.index}::int[])
              as v(id, pool_id, seq, amount, before, after, sub_id, event_id, meta)
       returning credit_pool_id, seq, id),
     ks as (

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Jsonb } from '../../platform/db/jsonb.js';
-import { arrayLiteral as arr } from '../../platform/db/array-literal.js';
+import { arrayLiteral as arr, distinctDocuments } from '../../platform/db/array-literal.js';
 import type { Executor } from '../../platform/db/database.js';
 import type { UsageEventRow } from './tables.js';
 import { dec } from '../../platform/money.js';
@@ -292,16 +292,18 @@ export type AuditRow = {
  * every check for a uniqueness nobody relies on. Client events still claim theirs (ADR 0022).
  */
 export async function insertAuditEvents(db: Executor, rows: AuditRow[]): Promise<void> {
-  const column = (k: Exclude<keyof AuditRow, 'at'>) => arr(rows.map((r) => r[k]));
+  const column = (k: Exclude<keyof AuditRow, 'at' | 'context'>) => arr(rows.map((r) => r[k]));
+  // A few distinct contexts ({"allowed":true}, a denial and its reason): each parsed once.
+  const context = distinctDocuments(rows.map((r) => r.context));
   await sql`
     insert into usage_events (id, account_id, customer_id, feature_id, subscription_id, event_type, event_name,
       event_idempotency_key, usage_units, revenue_amount, model, flow_id, occurred_at, ingested_at, context)
     select r.id, r.account_id, r.customer_id, r.feature_id, r.subscription_id, 'ENTITLEMENT_CHECKED', 'entitlement.check',
-      r.idempotency_key, 0, 0, r.model, r.flow_id, r.at, r.at, r.context
+      r.idempotency_key, 0, 0, r.model, r.flow_id, r.at, r.at, (${context.docs}::jsonb[])[r.context]
       from unnest(${column('id')}::uuid[], ${column('account_id')}::uuid[], ${column('customer_id')}::uuid[],
                   ${column('feature_id')}::uuid[], ${column('subscription_id')}::uuid[], ${column('event_idempotency_key')}::text[],
                   ${column('model')}::text[], ${column('flow_id')}::text[], ${arr(rows.map((r) => r.at.toISOString()))}::timestamptz[],
-                  ${column('context')}::jsonb[])
+                  ${context.index}::int[])
         as r(id, account_id, customer_id, feature_id, subscription_id, idempotency_key, model, flow_id, at, context)`.execute(db);
 }
 

@@ -17,3 +17,31 @@ export function arrayLiteral(values: readonly (string | null)[]): string {
   }
   return `${out}}`;
 }
+
+/**
+ * A jsonb column of a set-based statement as its distinct documents and, per row, the 1-based index
+ * of its document (NULL for a NULL): `(${docs}::jsonb[])[v.doc]` in place of `v.doc` from
+ * `${arrayLiteral(values)}::jsonb[]`. PostgreSQL parses every jsonb element of an array parameter
+ * (about 18 µs for a context of seven keys, here), and the rows of one statement often carry the same
+ * document (the ledger metadata of a batch's draws by one weight, the check's `{"allowed":true}`):
+ * each distinct one is now parsed once. Parsing 1,000 such contexts was 20 ms against 2.4 ms as
+ * text, inside the transaction that holds a mixed batch's pool and counter locks.
+ */
+export function distinctDocuments(values: readonly (string | null)[]): { docs: string; index: string } {
+  const position = new Map<string, number>();
+  const docs: string[] = [];
+  const index: (string | null)[] = [];
+  for (const v of values) {
+    if (v === null) {
+      index.push(null);
+      continue;
+    }
+    let at = position.get(v);
+    if (at === undefined) {
+      docs.push(v);
+      position.set(v, (at = docs.length));
+    }
+    index.push(String(at));
+  }
+  return { docs: arrayLiteral(docs), index: arrayLiteral(index) };
+}

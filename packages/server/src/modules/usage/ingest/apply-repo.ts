@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
-import { arrayLiteral as arr } from '../../../platform/db/array-literal.js';
+import { arrayLiteral as arr, distinctDocuments } from '../../../platform/db/array-literal.js';
 import type { Executor, Tx } from '../../../platform/db/database.js';
 import type { CounterKey, NewEvent } from '../repo.js';
 
 /**
  * SQL of the many-event ingestion (apply.ts). Each statement takes its rows as array
  * parameters (`unnest`), so its text is the same whatever the number of events and it stays one
- * named prepared statement per connection.
+ * named prepared statement per connection; jsonb columns go as their distinct documents
+ * (`distinctDocuments`), each parsed once.
  */
 
 export const counterId = (k: CounterKey) => `${k.subscriptionId}|${k.featureId}|${k.periodStart.toISOString()}`;
@@ -54,6 +55,8 @@ export async function insertEvents(tx: Tx, accountId: string, rows: NewEvent[], 
   if (rows.length === 0) return new Set();
   const e = [...rows].sort((a, b) => (a.event_idempotency_key < b.event_idempotency_key ? -1 : a.event_idempotency_key > b.event_idempotency_key ? 1 : 0));
   const col = (f: (r: NewEvent) => string | null) => arr(e.map(f));
+  const context = distinctDocuments(e.map((r) => r.context));
+  const meta = distinctDocuments(e.map((r) => r.meta));
   const { rows: stored } = await sql<{ event_idempotency_key: string }>`
     with v as (
       select * from unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.account_id)}::uuid[], ${col((r) => r.customer_id)}::uuid[],
@@ -63,7 +66,7 @@ export async function insertEvents(tx: Tx, accountId: string, rows: NewEvent[], 
                   ${col((r) => r.model_provider)}::text[], ${col((r) => (r.input_tokens === null ? null : String(r.input_tokens)))}::bigint[],
                   ${col((r) => (r.output_tokens === null ? null : String(r.output_tokens)))}::bigint[], ${col((r) => r.flow_id)}::text[],
                   ${col((r) => r.occurred_at.toISOString())}::timestamptz[], ${col((r) => r.ingested_at.toISOString())}::timestamptz[],
-                  ${col((r) => r.context)}::jsonb[], ${col((r) => r.meta)}::jsonb[]) with ordinality
+                  ${context.index}::int[], ${meta.index}::int[]) with ordinality
            as v(id, account_id, customer_id, feature_id, subscription_id, event_type, event_name, key, usage_units, revenue_amount, cost_amount,
                 model, model_provider, input_tokens, output_tokens, flow_id, occurred_at, ingested_at, context, meta, n)),
     k as (
@@ -83,7 +86,7 @@ export async function insertEvents(tx: Tx, accountId: string, rows: NewEvent[], 
       usage_units, revenue_amount, cost_amount, model, model_provider, input_tokens, output_tokens, flow_id, occurred_at, ingested_at, context, meta)
     select v.id, v.account_id, v.customer_id, v.feature_id, v.subscription_id, v.event_type, v.event_name, v.key,
       v.usage_units, v.revenue_amount, v.cost_amount, v.model, v.model_provider, v.input_tokens, v.output_tokens, v.flow_id, v.occurred_at,
-      v.ingested_at, v.context, v.meta
+      v.ingested_at, (${context.docs}::jsonb[])[v.context], (${meta.docs}::jsonb[])[v.meta]
       from v where v.id in (select event_id from k)
      order by v.n
     returning event_idempotency_key`.execute(tx);
