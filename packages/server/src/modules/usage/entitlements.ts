@@ -77,14 +77,16 @@ export async function checkEntitlement(ctx: AppContext, principal: Principal, in
 
   if (input.record && c.feature_id) {
     // Written behind: the next batch commits it, shared with the other checks (ADR 0013).
+    const id = newId();
     await auditWriter(ctx).writeBehind({
-      id: newId(),
+      id,
       account_id: principal.accountId,
       customer_id: c.customer_id,
       feature_id: c.feature_id,
       subscription_id: c.subscription_id,
-      // Namespaced so a client reusing its own key on the real event never collides with the audit row.
-      event_idempotency_key: `entitlement-check:${newId()}`,
+      // Namespaced so a client reusing its own key on the real event never collides with the audit row;
+      // unique as the row's id is.
+      event_idempotency_key: `entitlement-check:${id}`,
       model: input.evaluate?.model ?? null,
       flow_id: input.evaluate?.flowId ?? null,
       at: now,
