@@ -93,8 +93,11 @@ export class Harness {
     readonly ready: Ready,
     rawPort: number,
     readonly seconds: number,
-    /** The CPU time used so far by the Tally server and the raw server (see cpuOf). */
-    private readonly cpu: { tally?: () => Promise<number>; raw?: () => Promise<number> } = {},
+    /**
+     * The CPU time used so far by the Tally server and the raw server (see cpuOf), and `settle`: a
+     * checkpoint of the bench database before each measurement (see settleOf).
+     */
+    private readonly cpu: { tally?: () => Promise<number>; raw?: () => Promise<number>; settle?: () => Promise<void> } = {},
     readonly connections = 50,
   ) {
     this.base = `http://127.0.0.1:${ready.port}`;
@@ -112,6 +115,7 @@ export class Harness {
 
   /** Measures one scenario, then runs the after-run check (audit; stored vs acknowledged events). */
   async measure(s: Scenario): Promise<Measured> {
+    await this.cpu.settle?.();
     await this.warm(s);
     const before = await this.state();
     const cpuBefore = await this.cpu.tally?.();
@@ -160,7 +164,9 @@ export class Harness {
   async warmup(): Promise<void> {
     if (!this.#rawBase.endsWith(':0')) {
       await load(this.#rawBase, { name: 'warmup', method: 'GET', path: '/raw/select' }, Math.min(2, this.seconds), this.connections, {});
+      await this.cpu.settle?.();
       await this.raw('select');
+      await this.cpu.settle?.();
       await this.raw('insert');
       await new Promise((r) => setTimeout(r, 1500));
     }
@@ -340,6 +346,24 @@ export async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** Asks a bench process (server.ts, raw-server.ts) for the CPU time it has used, in microseconds. */
+/**
+ * Asks the bench server for a CHECKPOINT and waits for it: every scenario and raw baseline starts
+ * with nothing left to write from the ones before it (a checkpoint during a read scenario had it
+ * share the machine with the write-out of an earlier write scenario).
+ */
+export function settleOf(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      const onMessage = (m: unknown) => {
+        if (m !== 'settled') return;
+        child.off('message', onMessage);
+        resolve();
+      };
+      child.on('message', onMessage);
+      child.send('settle');
+    });
+}
+
 export function cpuOf(child: ChildProcess): () => Promise<number> {
   return () =>
     new Promise((resolve) => {

@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { cpuOf, forkReady, Harness, stop, type Ready, type Scenario } from './harness.js';
+import { cpuOf, settleOf, forkReady, Harness, stop, type Ready, type Scenario } from './harness.js';
 
 const embedded = process.argv.includes('--embedded');
 const which = process.argv[2] ?? 'pk';
@@ -29,7 +29,7 @@ const tally = await forkReady<Ready>(
     NODE_ENV: 'production',
   },
 );
-const h = new Harness(embedded ? 'embedded' : 'postgres', tally.ready, 0, seconds, { tally: cpuOf(tally.child) });
+const h = new Harness(embedded ? 'embedded' : 'postgres', tally.ready, 0, seconds, { tally: cpuOf(tally.child), settle: settleOf(tally.child) });
 const { featureKey, creditFeatureKey } = tally.ready as unknown as { featureKey: string; creditFeatureKey: string };
 let n = 0;
 const event = (customer: () => string, feature: string) => () =>

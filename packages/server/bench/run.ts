@@ -16,7 +16,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuOf, forkReady, Harness, stop, type Mode, type Ready, type Suite } from './harness.js';
+import { cpuOf, settleOf, forkReady, Harness, stop, type Mode, type Ready, type Suite } from './harness.js';
 import { ingestBatch } from './scenarios/ingest-batch.js';
 import { monetization } from './scenarios/monetization.js';
 import { spendReport, spendSync } from './scenarios/spend.js';
@@ -41,7 +41,7 @@ const tally = await forkReady<Ready>('./server.ts', {
   BENCH_SPEND: selected.some((s) => s.name.startsWith('spend')) ? 'on' : 'off',
 });
 const raw = await forkReady<{ port: number }>('./raw-server.ts', tmp ? { RAW_PGLITE_DIR: join(tmp, 'raw') } : { RAW_DATABASE_URL: url, RAW_SCHEMA: tally.ready.schema, RAW_ACCOUNT_ID: tally.ready.accountId });
-const h = new Harness(mode, tally.ready, raw.ready.port, seconds, { tally: cpuOf(tally.child), raw: cpuOf(raw.child) });
+const h = new Harness(mode, tally.ready, raw.ready.port, seconds, { tally: cpuOf(tally.child), raw: cpuOf(raw.child), settle: settleOf(tally.child) });
 try {
   await h.warmup();
   for (const suite of selected) await suite.run(h);

@@ -13,6 +13,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Session } from 'node:inspector/promises';
+import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createAccount } from '../src/modules/accounts/index.js';
 import { auditLedger } from '../src/modules/credits/index.js';
@@ -109,6 +110,13 @@ process.on('message', async (message) => {
     writeFileSync((message as { profileTo: string }).profileTo, JSON.stringify(profile));
     profiler.disconnect();
     process.send!('profile:written');
+    return;
+  }
+  // Before a measurement (harness.settle): PostgreSQL writes out what earlier scenarios dirtied now,
+  // not during the next one (pgbench checkpoints before its runs for the same reason).
+  if (message === 'settle') {
+    if (!embedded) await sql`checkpoint`.execute(runtime.ctx.db).catch(() => {});
+    process.send!('settled');
     return;
   }
   if (message !== 'stop') return;
