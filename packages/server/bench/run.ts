@@ -6,8 +6,10 @@
  *   - the Tally baselines: tenant-key auth + one primary-key SELECT / one single-row INSERT
  *   - the raw baselines: plain Fastify + the plain driver, the same two statements, no Tally code
  *     (bench/raw-server.ts, its own process), throughput and p99 as ratios
- * After every scenario the ledger audit runs and event routes compare the events stored with the
- * ones acknowledged. The run exits 1 when a target is missed or a check fails.
+ * Before every scenario the database is checkpointed (nothing left to write from earlier ones) and
+ * the scenario runs unmeasured for BENCH_WARMUP_SECONDS (default 1), so it is measured warm like its
+ * baselines. After every scenario the ledger audit runs and event routes compare the events stored
+ * with the ones acknowledged. The run exits 1 when a target is missed or a check fails.
  * BENCH_SECONDS (default 5); BENCH_ONLY=name,name (suites to run, e.g. spend-report); BENCH_CITUS=1 when
  * BENCH_DATABASE_URL is a Citus coordinator (the bench schema is distributed before the run).
  * A new group of scenarios: a Suite in bench/scenarios/, one line in `suites` below, and its data
