@@ -257,7 +257,9 @@ describe('per-key budgets', () => {
       assert.equal((await put(ref, k.id, { period: 'MONTH', amountLimit: 10 })).status, 200);
       const before = charges();
       const results = await Promise.all(Array.from({ length: 20 }, () => buy(k.key, 200)));
-      assert.equal(results.filter((r) => r.status === 201).length, 5, results.map((r) => `${r.status}`).join(','));
+      // Any other answer is named with its body (a 409 once in CI's pooled run).
+      const others = results.filter((r) => r.status !== 201 && r.status !== 403).map((r) => r.text);
+      assert.equal(results.filter((r) => r.status === 201).length, 5, `${results.map((r) => `${r.status}`).join(',')} ${others.join(' | ')}`);
       const refused = results.filter((r) => r.status === 403);
       assert.equal(refused.length, 15);
       for (const r of refused) assertGate(r, 'budget_exceeded', 'wait', 'set');
