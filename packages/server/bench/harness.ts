@@ -128,8 +128,8 @@ export class Harness {
     // A client whose request timed out retries it with the same idempotency key: the answer
     // (stored, or duplicate when the first attempt went through) acknowledges its events.
     for (const sent of unanswered) {
-      const res = await fetch(this.base + sent.path, { method: s.method, headers: sent.headers, ...(sent.body !== undefined ? { body: sent.body } : {}) });
-      measured.acked += s.events!(res.status, await res.text());
+      const res = await this.resend(s, sent);
+      measured.acked += s.events!(res.status, res.text);
     }
     measured.check = await this.check(s, measured, before.events);
     if (s.amount && measured.check.stored !== undefined) measured.storedPerSecond = measured.check.stored / loadSeconds;
@@ -152,7 +152,13 @@ export class Harness {
     const amount = s.amount ? Math.max(5, Math.ceil(s.amount / 10)) : undefined;
     const connections = Math.min(s.connections ?? this.connections, amount ?? Infinity);
     const { unanswered } = await load(this.base, { ...s, ...(amount ? { amount } : {}) }, seconds, connections, s.auth ?? { 'x-api-key': this.ready.apiKey });
-    for (const sent of unanswered) await (await fetch(this.base + sent.path, { method: s.method, headers: sent.headers, ...(sent.body !== undefined ? { body: sent.body } : {}) })).text();
+    for (const sent of unanswered) await this.resend(s, sent);
+  }
+
+  /** Sends a request the load generator hung up on again: same path, body and headers (idempotency keys). */
+  private async resend(s: Scenario, sent: Sent): Promise<{ status: number; text: string }> {
+    const res = await fetch(this.base + sent.path, { method: s.method, headers: sent.headers, ...(sent.body !== undefined ? { body: sent.body } : {}) });
+    return { status: res.status, text: await res.text() };
   }
 
   /**
@@ -345,34 +351,30 @@ export async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** Sends `message` to a bench process and resolves with the first reply `answerOf` recognises. */
+function ask<T>(child: ChildProcess, message: string, answerOf: (reply: unknown) => T | undefined): Promise<T> {
+  return new Promise((resolve) => {
+    const onMessage = (reply: unknown) => {
+      const answer = answerOf(reply);
+      if (answer === undefined) return;
+      child.off('message', onMessage);
+      resolve(answer);
+    };
+    child.on('message', onMessage);
+    child.send(message);
+  });
+}
+
 /** Asks a bench process (server.ts, raw-server.ts) for the CPU time it has used, in microseconds. */
+export function cpuOf(child: ChildProcess): () => Promise<number> {
+  return () => ask(child, 'cpu', (m) => (typeof m === 'object' && m !== null && 'cpuMicros' in m ? (m as { cpuMicros: number }).cpuMicros : undefined));
+}
+
 /**
  * Asks the bench server for a CHECKPOINT and waits for it: every scenario and raw baseline starts
  * with nothing left to write from the ones before it (a checkpoint during a read scenario had it
  * share the machine with the write-out of an earlier write scenario).
  */
 export function settleOf(child: ChildProcess): () => Promise<void> {
-  return () =>
-    new Promise((resolve) => {
-      const onMessage = (m: unknown) => {
-        if (m !== 'settled') return;
-        child.off('message', onMessage);
-        resolve();
-      };
-      child.on('message', onMessage);
-      child.send('settle');
-    });
-}
-
-export function cpuOf(child: ChildProcess): () => Promise<number> {
-  return () =>
-    new Promise((resolve) => {
-      const onMessage = (m: unknown) => {
-        if (typeof m !== 'object' || m === null || !('cpuMicros' in m)) return;
-        child.off('message', onMessage);
-        resolve((m as { cpuMicros: number }).cpuMicros);
-      };
-      child.on('message', onMessage);
-      child.send('cpu');
-    });
+  return () => ask(child, 'settle', (m) => (m === 'settled' ? null : undefined)).then(() => {});
 }
