@@ -10,7 +10,16 @@ import autocannon from 'autocannon';
 export type Mode = 'postgres' | 'embedded';
 
 /** What the bench server reports when it is ready (bench/server.ts): its port, key and fixtures. */
-export type Ready = { port: number; apiKey: string; accountId: string; schema: string; username: string; password: string } & Record<string, unknown>;
+export type Ready = {
+  port: number;
+  apiKey: string;
+  accountId: string;
+  schema: string;
+  username: string;
+  password: string;
+  /** PostgreSQL's free client connection slots when the server was ready (undefined on PGlite). */
+  freeSlots?: number;
+} & Record<string, unknown>;
 
 export type Scenario = {
   name: string;
@@ -59,6 +68,8 @@ export type Measured = {
   check?: Check;
   /** Scenarios with `amount` and `events`: the events stored per second of the whole load (every request answered). */
   storedPerSecond?: number;
+  /** The raw baseline measured just before this scenario (`measure(s, beside)`), to which it is compared. */
+  raw?: Measured;
 };
 
 export type Check = { auditClean: boolean; poolsChecked: number; findings: string[]; stored?: number; acked?: number; cutOff?: number; eventsOk?: boolean };
@@ -75,7 +86,7 @@ export type Row = {
   r: Measured;
   /** The Tally route it is compared with (pk-select, insert, or another scenario). */
   baseline?: Measured;
-  /** The raw baseline (plain Fastify + driver): throughput and p99 ratios. */
+  /** The raw baseline (plain Fastify + driver): throughput and p99 ratios; its req/s is printed beside them. */
   raw?: Measured;
   target?: Target;
 };
@@ -104,6 +115,17 @@ export class Harness {
     this.#rawBase = `http://127.0.0.1:${rawPort}`;
   }
 
+  /**
+   * Whether a raw baseline can be measured beside each scenario: on PGlite (the raw server has its
+   * own), and on PostgreSQL when the Tally pool and the raw pool (50 each) fit in its free connection
+   * slots at once. Emptying the Tally pool between them instead would measure every scenario on 50
+   * fresh backends (Tally's pk route fell from about 0.95x to 0.66x raw): a pool is warm in production.
+   */
+  get rawBesideEach(): boolean {
+    if (this.#rawBase.endsWith(':0')) return false;
+    return this.mode === 'embedded' || (this.ready.freeSlots ?? 0) >= 2 * this.connections + 5;
+  }
+
   get databaseLabel(): string {
     return this.mode === 'embedded' ? 'PGlite (embedded, temp DATA_DIR)' : 'PostgreSQL';
   }
@@ -113,8 +135,19 @@ export class Harness {
     return this.#failures;
   }
 
-  /** Measures one scenario, then runs the after-run check (audit; stored vs acknowledged events). */
-  async measure(s: Scenario): Promise<Measured> {
+  /**
+   * Measures one scenario, then runs the after-run check (audit; stored vs acknowledged events).
+   * With `beside`, the raw baseline of that kind is measured just before it (`raw` of the result):
+   * the ratio then compares two runs seconds apart, not one taken minutes earlier, when this
+   * machine's speed had drifted by up to a quarter (the same pk route ran at 0.75–1.01x raw).
+   */
+  async measure(s: Scenario, beside?: 'select' | 'insert'): Promise<Measured> {
+    const raw = beside ? await this.rawBeside(beside, s.connections ?? this.connections) : undefined;
+    const measured = await this.measureTally(s);
+    return raw ? { ...measured, raw } : measured;
+  }
+
+  private async measureTally(s: Scenario): Promise<Measured> {
     await this.cpu.settle?.();
     await this.warm(s);
     const before = await this.state();
@@ -147,11 +180,10 @@ export class Harness {
    * count starts.
    */
   private async warm(s: Scenario): Promise<void> {
-    const seconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
-    if (seconds <= 0) return;
+    if (warmupSeconds() <= 0) return;
     const amount = s.amount ? Math.max(5, Math.ceil(s.amount / 10)) : undefined;
     const connections = Math.min(s.connections ?? this.connections, amount ?? Infinity);
-    const { unanswered } = await load(this.base, { ...s, ...(amount ? { amount } : {}) }, seconds, connections, s.auth ?? { 'x-api-key': this.ready.apiKey });
+    const { unanswered } = await load(this.base, { ...s, ...(amount ? { amount } : {}) }, warmupSeconds(), connections, s.auth ?? { 'x-api-key': this.ready.apiKey });
     for (const sent of unanswered) await this.resend(s, sent);
   }
 
@@ -169,7 +201,7 @@ export class Harness {
    */
   async warmup(): Promise<void> {
     if (!this.#rawBase.endsWith(':0')) {
-      await load(this.#rawBase, { name: 'warmup', method: 'GET', path: '/raw/select' }, Math.min(2, this.seconds), this.connections, {});
+      await load(this.#rawBase, rawScenario('select', 'warmup'), Math.min(2, this.seconds), this.connections, {});
       await this.cpu.settle?.();
       await this.raw('select');
       await this.cpu.settle?.();
@@ -177,20 +209,39 @@ export class Harness {
       await new Promise((r) => setTimeout(r, 1500));
     }
     await load(this.base, { name: 'warmup', method: 'GET', path: '/api/v1/client/bench/pk' }, Math.min(2, this.seconds), this.connections, { 'x-api-key': this.ready.apiKey });
+    if (!this.#rawBase.endsWith(':0'))
+      console.log(
+        this.rawBesideEach
+          ? 'raw baselines: each scenario with a target against the one measured just before it ("raw req/s")'
+          : `raw baselines: measured once, at the start (${this.ready.freeSlots} free connection slots; raise max_connections so that ${2 * this.connections + 5} are free to measure one beside each scenario)`,
+      );
   }
 
-  /** The raw baseline of one kind at a connection count, measured once per run. */
+  /** The raw baseline of one kind at a connection count, measured once per run (the first time it is asked for). */
   async raw(kind: 'select' | 'insert', connections = this.connections): Promise<Measured> {
     const key = `${kind}:${connections}`;
     let measured = this.#rawCache.get(key);
-    if (!measured) {
-      const name = `raw-${kind === 'select' ? 'pk-select' : 'insert'}${connections === this.connections ? '' : `-${connections}conn`}`;
-      const cpuBefore = await this.cpu.raw?.();
-      const { unanswered: _, ...raw } = await load(this.#rawBase, { name, method: kind === 'select' ? 'GET' : 'POST', path: `/raw/${kind}`, body: () => '{}' }, this.seconds, connections, {});
-      if (cpuBefore !== undefined) raw.cpuPerRequest = ((await this.cpu.raw!()) - cpuBefore) / Math.max(1, raw.answered);
-      this.#rawCache.set(key, (measured = raw));
-    }
+    if (!measured) this.#rawCache.set(key, (measured = await this.measureRaw(kind, connections)));
     return measured;
+  }
+
+  /**
+   * The raw baseline measured now, as a scenario is (checkpoint, BENCH_WARMUP_SECONDS unmeasured,
+   * then measured), when `rawBesideEach`; otherwise the run's first.
+   */
+  private async rawBeside(kind: 'select' | 'insert', connections: number): Promise<Measured> {
+    if (!this.rawBesideEach) return this.raw(kind, connections);
+    await this.cpu.settle?.();
+    if (warmupSeconds() > 0) await load(this.#rawBase, rawScenario(kind, 'warmup'), warmupSeconds(), connections, {});
+    return this.measureRaw(kind, connections);
+  }
+
+  private async measureRaw(kind: 'select' | 'insert', connections: number): Promise<Measured> {
+    const name = `raw-${kind === 'select' ? 'pk-select' : 'insert'}${connections === this.connections ? '' : `-${connections}conn`}`;
+    const cpuBefore = await this.cpu.raw?.();
+    const { unanswered: _, lastAnswerAt: __, ...raw } = await load(this.#rawBase, rawScenario(kind, name), this.seconds, connections, {});
+    if (cpuBefore !== undefined) raw.cpuPerRequest = ((await this.cpu.raw!()) - cpuBefore) / Math.max(1, raw.answered);
+    return raw;
   }
 
   /** Logs in the bench admin user: the Authorization header of admin API calls. */
@@ -210,7 +261,7 @@ export class Harness {
     console.log(`\n${title}`);
     console.log(
       'scenario'.padEnd(24), 'req/s'.padStart(8), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), 'errors'.padStart(6),
-      'cpu us/req'.padStart(10), 'vs Tally baseline'.padStart(30), 'x raw'.padStart(6), 'p99 x raw'.padStart(9), '  check', '  target',
+      'cpu us/req'.padStart(10), 'vs Tally baseline'.padStart(30), 'raw req/s'.padStart(9), 'x raw'.padStart(6), 'p99 x raw'.padStart(9), '  check', '  target',
     );
     for (const { r, baseline, raw, target } of rows) {
       console.log(
@@ -221,6 +272,7 @@ export class Harness {
         String(r.errors).padStart(6),
         (r.cpuPerRequest === undefined ? '' : r.cpuPerRequest.toFixed(0)).padStart(10),
         (baseline ? `${(r.rps / baseline.rps).toFixed(2)}x of ${baseline.name}` : '(baseline)').padStart(30),
+        (raw ? raw.rps.toFixed(0) : '').padStart(9),
         (raw ? (r.rps / raw.rps).toFixed(2) : '').padStart(6),
         (raw ? (r.p99 / Math.max(1, raw.p99)).toFixed(1) : '').padStart(9),
         ` ${describeCheck(r.check)}${r.errorDetail ? `; errors: ${r.errorDetail}` : ''}`,
@@ -260,6 +312,12 @@ export class Harness {
     return check;
   }
 }
+
+/** BENCH_WARMUP_SECONDS (default 1): how long a scenario or raw baseline runs unmeasured first. */
+const warmupSeconds = () => Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
+
+/** The raw server's route of one kind (bench/raw-server.ts). */
+const rawScenario = (kind: 'select' | 'insert', name: string): Scenario => ({ name, method: kind === 'select' ? 'GET' : 'POST', path: `/raw/${kind}`, body: () => '{}' });
 
 function describeCheck(check: Check | undefined): string {
   if (!check) return '';
@@ -378,3 +436,4 @@ export function cpuOf(child: ChildProcess): () => Promise<number> {
 export function settleOf(child: ChildProcess): () => Promise<void> {
   return () => ask(child, 'settle', (m) => (m === 'settled' ? null : undefined)).then(() => {});
 }
+

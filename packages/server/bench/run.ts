@@ -5,7 +5,10 @@
  * baselines measured in the same run (ratios, because machines are noisy):
  *   - the Tally baselines: tenant-key auth + one primary-key SELECT / one single-row INSERT
  *   - the raw baselines: plain Fastify + the plain driver, the same two statements, no Tally code
- *     (bench/raw-server.ts, its own process), throughput and p99 as ratios
+ *     (bench/raw-server.ts, its own process), throughput and p99 as ratios; a scenario with a
+ *     target is compared with the raw baseline measured just before it when both pools of 50 fit
+ *     in PostgreSQL's free connection slots (max_connections >= ~110; .ci/run sets 300), else with
+ *     the run's first (the output says which)
  * Before every scenario the database is checkpointed (nothing left to write from earlier ones) and
  * the scenario runs unmeasured for BENCH_WARMUP_SECONDS (default 1), so it is measured warm like its
  * baselines. After every scenario the ledger audit runs and event routes compare the events stored

@@ -87,7 +87,17 @@ for (const seed of seeds) Object.assign(fixture, await seed(runtime.ctx, account
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });
 const receiver = webhooks ? await subscribeEveryType() : undefined;
 const address = runtime.app.server.address();
-process.send!({ port: typeof address === 'object' && address ? address.port : 0, apiKey, accountId, schema, username, password, ...fixture });
+// PostgreSQL's client connection slots still free (none to count on PGlite): the harness measures a
+// raw baseline beside each scenario only if both pools of 50 fit in them at once.
+const freeSlots = embedded
+  ? undefined
+  : Number(
+      (
+        await sql<{ free: string }>`select current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
+          - (select count(*) from pg_stat_activity where backend_type = 'client backend') as free`.execute(runtime.ctx.db)
+      ).rows[0]!.free,
+    );
+process.send!({ port: typeof address === 'object' && address ? address.port : 0, apiKey, accountId, schema, username, password, freeSlots, ...fixture });
 
 let profiler: Session | undefined;
 process.on('message', async (message) => {

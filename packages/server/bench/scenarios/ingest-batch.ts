@@ -39,26 +39,25 @@ export const ingestBatch: Suite = {
       },
       events: batchEvents,
       amount: BATCHES,
-    });
-    const mixed = await h.measure({ name: 'batch-ingest-mixed', method: 'POST', path: '/api/v1/client/events/batch', body: batch((i) => `bench-credit-${i % customers}`), events: batchEvents, amount: BATCHES });
-    const rawInsert = await h.raw('insert');
+    }, 'insert');
+    const mixed = await h.measure({ name: 'batch-ingest-mixed', method: 'POST', path: '/api/v1/client/events/batch', body: batch((i) => `bench-credit-${i % customers}`), events: batchEvents, amount: BATCHES }, 'insert');
     // A batch of 500 takes longer than a load window counts answers in: each scenario sends BATCHES
     // batches (every one answered) and its rate is the events stored over the time they all took.
     const eventsPerSecond = (r: Measured) => r.storedPerSecond ?? r.rps * BATCH;
     const rate = (r: Measured) => `${eventsPerSecond(r).toFixed(0)} events/s`;
+    // Each against the raw single-row INSERT measured just before it.
     const bulk = (r: Measured, shape: string) =>
-      h.target(r.name, `${rate(r)} = ${(eventsPerSecond(r) / rawInsert.rps).toFixed(2)}x raw insert (${shape}); >= 1.5x, no errors`, eventsPerSecond(r) >= 1.5 * rawInsert.rps && r.errors === 0);
+      h.target(r.name, `${rate(r)} = ${(eventsPerSecond(r) / r.raw!.rps).toFixed(2)}x raw insert (${shape}); >= 1.5x, no errors`, eventsPerSecond(r) >= 1.5 * r.raw!.rps && r.errors === 0);
     h.print(`batch ingestion: ${h.databaseLabel}, ${h.connections} connections, ${h.seconds}s each, ${BATCHES} requests of ${BATCH} credit-backed events (events/s: events stored / time for all ${BATCHES})`, [
-      { r: rawInsert },
       {
         r: perCustomer,
-        raw: rawInsert,
+        raw: perCustomer.raw,
         target:
           h.mode === 'postgres' ? bulk(perCustomer, 'one customer a batch') : { text: `${rate(perCustomer)}; informational`, met: true },
       },
       {
         r: mixed,
-        raw: rawInsert,
+        raw: mixed.raw,
         target: h.mode === 'postgres' ? bulk(mixed, `every batch over all ${customers} customers`) : { text: `${rate(mixed)}; informational`, met: true },
       },
     ]);
