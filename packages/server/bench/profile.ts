@@ -12,7 +12,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { cpuOf, settleOf, forkReady, Harness, stop, type Ready, type Scenario } from './harness.js';
+import { Harness, type Ready, type Scenario } from './harness.js';
+import { cpuOf, forkReady, settleOf, stop } from './processes.js';
 
 const embedded = process.argv.includes('--embedded');
 const which = process.argv[2] ?? 'pk';

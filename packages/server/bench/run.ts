@@ -21,7 +21,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuOf, settleOf, forkReady, Harness, stop, type Mode, type Ready, type Suite } from './harness.js';
+import { Harness, type Mode, type Ready, type Suite } from './harness.js';
+import { cpuOf, forkReady, settleOf, stop } from './processes.js';
 import { ingestBatch } from './scenarios/ingest-batch.js';
 import { monetization } from './scenarios/monetization.js';
 import { spendReport, spendSync } from './scenarios/spend.js';
