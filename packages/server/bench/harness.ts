@@ -121,8 +121,13 @@ export class Harness {
    * fresh backends (Tally's pk route fell from about 0.95x to 0.66x raw): a pool is warm in production.
    */
   get rawBesideEach(): boolean {
-    if (this.#rawBase.endsWith(':0')) return false;
+    if (!this.#hasRawServer) return false;
     return this.mode === 'embedded' || (this.ready.freeSlots ?? 0) >= 2 * this.connections + 5;
+  }
+
+  /** Raw port 0: no raw server (profile.ts). */
+  get #hasRawServer(): boolean {
+    return !this.#rawBase.endsWith(':0');
   }
 
   get databaseLabel(): string {
@@ -199,7 +204,7 @@ export class Harness {
    * (the raw pool lets its connections go after a second idle). Raw port 0: no raw server (profile.ts).
    */
   async warmup(): Promise<void> {
-    if (!this.#rawBase.endsWith(':0')) {
+    if (this.#hasRawServer) {
       await load(this.#rawBase, rawScenario('select', 'warmup'), Math.min(2, this.seconds), this.connections, {});
       await this.cpu.settle?.();
       await this.raw('select');
@@ -208,7 +213,7 @@ export class Harness {
       await new Promise((r) => setTimeout(r, 1500));
     }
     await load(this.base, { name: 'warmup', method: 'GET', path: '/api/v1/client/bench/pk' }, Math.min(2, this.seconds), this.connections, { 'x-api-key': this.ready.apiKey });
-    if (!this.#rawBase.endsWith(':0'))
+    if (this.#hasRawServer)
       console.log(
         this.rawBesideEach
           ? 'raw baselines: each scenario with a target against the one measured just before it ("raw req/s")'
