@@ -45,6 +45,7 @@ const EnvSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
   DATABASE_PREPARED_STATEMENTS: booleanFlag(true),
   DATABASE_LISTEN_URL: optionalString,
+  DATABASE_PIPELINE_CONNECTIONS: z.coerce.number().int().min(0).max(16).default(2),
   APP_METRICS_TOKEN: optionalString,
   APP_INGEST_GROUP_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(200),
   APP_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
@@ -116,6 +117,8 @@ export type Config = Readonly<{
         preparedStatements: boolean;
         /** Where the cache's LISTEN session connects (DATABASE_LISTEN_URL, default DATABASE_URL); ADR 0021. */
         listenUrl: string;
+        /** Pipeline-mode connections the node's hot single-statement reads share (DATABASE_PIPELINE_CONNECTIONS; 0: the pool); ADR 0045. */
+        pipelineConnections: number;
       }
     | { kind: 'pglite'; dataDir: string };
   /** Bearer token `/metrics` requires (APP_METRICS_TOKEN); undefined = open. */
@@ -212,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           poolSize: e.DATABASE_POOL_SIZE,
           preparedStatements: e.DATABASE_PREPARED_STATEMENTS,
           listenUrl: e.DATABASE_LISTEN_URL ?? e.DATABASE_URL,
+          pipelineConnections: e.DATABASE_PIPELINE_CONNECTIONS,
         }
       : { kind: 'pglite' as const, dataDir },
     metricsToken: e.APP_METRICS_TOKEN,

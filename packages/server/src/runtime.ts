@@ -41,6 +41,7 @@ export function databaseOptionsOf(config: Config): DatabaseOptions {
         poolSize: config.database.poolSize,
         preparedStatements: config.database.preparedStatements,
         listenUrl: config.database.listenUrl,
+        pipelineConnections: config.database.pipelineConnections,
       }
     : { kind: 'pglite', dataDir: config.database.dataDir };
 }

@@ -56,7 +56,7 @@ export type StartOptions = {
 const ISOLATION = process.env.TEST_DATABASE_ISOLATION === 'database' ? 'database' : 'schema';
 /** Where LISTEN and the harness's own administration connect: PostgreSQL itself, not the pooler. */
 const DIRECT_URL = process.env.TEST_DATABASE_LISTEN_URL || TEST_DATABASE_URL;
-const PREPARED_STATEMENTS = process.env.DATABASE_PREPARED_STATEMENTS !== 'false';
+export const PREPARED_STATEMENTS = process.env.DATABASE_PREPARED_STATEMENTS !== 'false';
 /** This run goes through a transaction pooler (TEST_DATABASE_LISTEN_URL names PostgreSQL itself). */
 export const BEHIND_POOLER = Boolean(process.env.TEST_DATABASE_LISTEN_URL) && process.env.TEST_DATABASE_LISTEN_URL !== TEST_DATABASE_URL;
 

@@ -42,17 +42,19 @@ async function usedInWindow(ctx: AppContext, accountId: string, c: repo.CheckCon
  */
 export async function checkEntitlement(ctx: AppContext, principal: Principal, input: CheckInput) {
   const now = ctx.clock.now();
+  // The check's reads are single statements outside any transaction: the node's pipelined reads (ADR 0045).
+  const reads = ctx.database.reads;
   // Tenant keys go straight to the one context query; a customer key first resolves its own reference.
   const ref =
     principal.kind === 'customer' || input.customerReferenceId === undefined
-      ? (await resolveCallerCustomer(ctx.db, principal, input.customerReferenceId)).customer_reference_id
+      ? (await resolveCallerCustomer(reads, principal, input.customerReferenceId)).customer_reference_id
       : input.customerReferenceId;
-  const known = await checkFacts(ctx, ctx.db, principal.accountId, ref, input.featureKey);
+  const known = await checkFacts(ctx, reads, principal.accountId, ref, input.featureKey);
   if (!known) throw notFound('Customer not found');
   const { context: c, pricing, hasRule } = known;
   const used = c.subscription_id && hasRule ? await usedInWindow(ctx, principal.accountId, c, pricing?.resetMode ?? 'reset', now) : dec(0);
 
-  const { quote: creditQuote, limitReached: creditLimitReached, credit } = await quoteCredits(ctx, {
+  const { quote: creditQuote, limitReached: creditLimitReached, credit } = await quoteCredits({ cache: ctx.cache, db: reads }, {
     accountId: principal.accountId,
     customerId: c.customer_id,
     featureId: c.feature_id,

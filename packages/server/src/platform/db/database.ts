@@ -4,6 +4,7 @@ import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.js';
 import { parseJsonb } from './jsonb.js';
 import { PGliteDialect, PGLITE_PARSERS } from './pglite-dialect.js';
+import { openPipelinedReads } from './pipeline.js';
 import type { DB } from './tables.js';
 import type { PoolStats } from '../metrics.js';
 
@@ -17,6 +18,13 @@ export type ScriptRunner = (sql: string) => Promise<Record<string, unknown>[]>;
 export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
+  /**
+   * Single statements outside any transaction (hot reads: the entitlement check's): on PostgreSQL,
+   * a few connections in pipeline mode shared by the node's concurrent reads (ADR 0045); it refuses
+   * to open a transaction. The pool itself (`db`) on PGlite, behind a transaction pooler, or with
+   * DATABASE_PIPELINE_CONNECTIONS=0.
+   */
+  readonly reads: Db;
   /**
    * PostgreSQL: opens a connection of its own, outside the pool, with its settings (search_path),
    * for a session that must stay open (the cache's LISTEN, ADR 0013). The caller ends it. Absent on
@@ -46,6 +54,8 @@ export type DatabaseOptions =
       preparedStatements?: boolean;
       /** Where `connectDedicated` connects (the cache's LISTEN session); default `url`. ADR 0021. */
       listenUrl?: string;
+      /** Pipeline-mode connections behind `reads` (default 2; 0: reads use the pool). Ignored without prepared statements (a transaction pooler). ADR 0045. */
+      pipelineConnections?: number;
     }
   /** dataDir undefined: in memory (tests), empty or started from `image` (a `dumpImage` tar). */
   | { kind: 'pglite'; dataDir?: string; image?: Blob };
@@ -64,15 +74,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): Database {
   const typeParsers = { [INT8]: identity, [DATE]: identity, [NUMERIC]: identity, [JSON_OID]: parseJsonb, [JSONB]: parseJsonb } as Record<number, (v: string) => unknown>;
+  const types = {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') => typeParsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
   const newPool = (max: number, settings: string[]) => {
     const pool = new pg.Pool({
       connectionString: options.url,
       max,
       ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
-      types: {
-        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-          typeParsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-      },
+      types,
     });
     // An idle client's error (e.g. the server restarting) must not crash the process.
     pool.on('error', () => {});
@@ -84,10 +94,16 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   let closed = false;
   // Behind a transaction pooler a named statement prepared on one server connection is unknown on
   // the next ("prepared statement tally_3 does not exist"): unnamed statements then (ADR 0021).
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: options.preparedStatements === false ? pool : withNamedStatements(pool) }) });
+  const prepared = options.preparedStatements !== false;
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepared ? withNamedStatements(pool) : pool }) });
+  // Behind a transaction pooler each Sync may reach another server connection: reads use the pool.
+  const pipelined = prepared && (options.pipelineConnections ?? 2) > 0
+    ? openPipelinedReads({ url: options.url, connections: options.pipelineConnections ?? 2, settings: searchPath, types, named: withNamedStatements })
+    : undefined;
   return {
     kind: 'postgres',
     db,
+    reads: pipelined?.db ?? db,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async connectDedicated() {
       const client = new pg.Client({ connectionString: options.listenUrl ?? options.url, keepAlive: true, ...(searchPath.length > 0 ? { options: searchPath.join(' ') } : {}) });
@@ -117,6 +133,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
       // Kysely's destroy is a no-op when it never ran a query itself (the migrator uses the pool
       // directly), so end the pool explicitly.
       await db.destroy();
+      await pipelined?.close();
       if (!pool.ended) await pool.end();
     },
   };
@@ -168,6 +185,7 @@ async function openPglite(dataDir: string | undefined, image: Blob | undefined):
     return {
       kind: 'pglite',
       db,
+      reads: db,
       poolStats: () => dialect.stats(),
       // Acquiring a Kysely connection holds the driver's mutex, so exec runs alone.
       withSession: (fn) =>
