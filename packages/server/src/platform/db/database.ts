@@ -97,9 +97,8 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   const prepared = options.preparedStatements !== false;
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepared ? withNamedStatements(pool) : pool }) });
   // Behind a transaction pooler each Sync may reach another server connection: reads use the pool.
-  const pipelined = prepared && (options.pipelineConnections ?? 2) > 0
-    ? openPipelinedReads({ url: options.url, connections: options.pipelineConnections ?? 2, settings: searchPath, types, named: withNamedStatements })
-    : undefined;
+  const connections = prepared ? (options.pipelineConnections ?? 2) : 0;
+  const pipelined = connections > 0 ? openPipelinedReads({ url: options.url, connections, settings: searchPath, types, named: withNamedStatements }) : undefined;
   return {
     kind: 'postgres',
     db,

@@ -23,6 +23,9 @@ describe(`pipelined reads (${backend})`, () => {
 
   const pipelined = backend === 'postgres' && PREPARED_STATEMENTS;
   const number = (n: number) => sql<{ n: number }>`select ${n}::int as n`.execute(database.reads).then((r) => r.rows[0]!.n);
+  /** The backend pid that answers each of `n` reads started together. */
+  const backendPids = (n: number) =>
+    Promise.all(Array.from({ length: n }, () => sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.reads).then((r) => r.rows[0]!.pid)));
 
   test('when the database is PGlite or behind a transaction pooler then reads are the pool itself', { skip: pipelined }, () => {
     assert.equal(database.reads, database.db);
@@ -71,9 +74,7 @@ describe(`pipelined reads (${backend})`, () => {
     };
     let pids: number[];
     try {
-      pids = await Promise.all(
-        Array.from({ length: 50 }, () => sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.reads).then((r) => r.rows[0]!.pid)),
-      );
+      pids = await backendPids(50);
     } finally {
       proto._writeGeneric = original;
     }
@@ -82,9 +83,7 @@ describe(`pipelined reads (${backend})`, () => {
   });
 
   test('when the server ends a pipelined connection then reads connect again and the process stays up', { skip: !pipelined }, async () => {
-    const pids = new Set(
-      await Promise.all(Array.from({ length: 4 }, () => sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.reads).then((r) => r.rows[0]!.pid))),
-    );
+    const pids = new Set(await backendPids(4));
     const admin = await openTestPostgres(handle.schema!, 1);
     try {
       for (const pid of pids) await sql`select pg_terminate_backend(${pid}::int)`.execute(admin.db);
@@ -99,7 +98,7 @@ describe(`pipelined reads (${backend})`, () => {
       if (!answered) await new Promise((r) => setTimeout(r, 20));
     }
     assert.ok(answered, 'reads did not recover within 5 s');
-    const now = await Promise.all(Array.from({ length: 4 }, () => sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.reads).then((r) => r.rows[0]!.pid)));
+    const now = await backendPids(4);
     assert.ok(now.every((pid) => !pids.has(pid)), 'a terminated backend answered');
   });
 });
