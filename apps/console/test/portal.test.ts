@@ -91,6 +91,8 @@ describe('customer portal (browser)', () => {
     await page.getByRole('status').filter({ hasText: 'Bought 100 credits for $1.00' }).waitFor();
     const pool = page.getByRole('article', { name: 'Pool Main pool' });
     await pool.getByTestId('pool-balance').filter({ hasText: '187.5 tokens' }).waitFor();
+    // The activity table refetches on its own: the grant's row may land a moment after the balance.
+    await page.waitForFunction(() => /GRANT\s+100\s+187\.5/.test((document.querySelector('table[aria-label="Recent activity of Main pool"] tbody tr') as HTMLElement | null)?.innerText ?? ''));
     assert.match(await pool.getByRole('table', { name: 'Recent activity of Main pool' }).locator('tbody tr').first().innerText(), /GRANT\s+100\s+187\.5/);
     assert.equal(fake.list(STRIPE_KEY, 'payment_intent').filter((p) => p.status === 'succeeded' && p.amount === 100).length, 1);
     const grants = await m.expectOk<{ grantType: string; amount: number }[]>(m.admin('GET', `/credits/pools/${await poolId()}/grants`));
