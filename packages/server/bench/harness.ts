@@ -130,8 +130,15 @@ export class Harness {
     return !this.#rawBase.endsWith(':0');
   }
 
+  /**
+   * The database named in each table's title. On Citus (BENCH_CITUS=1) the raw baselines run on the
+   * coordinator alone: their SELECT reads `accounts`, a reference table with a copy there, and their
+   * INSERT writes `job_runs`, a coordinator-local table (platform/db/citus.ts), so no raw statement
+   * takes the coordinator-to-worker hop that every Tally tenant statement takes.
+   */
   get databaseLabel(): string {
-    return this.mode === 'embedded' ? 'PGlite (embedded, temp DATA_DIR)' : 'PostgreSQL';
+    if (this.mode === 'embedded') return 'PGlite (embedded, temp DATA_DIR)';
+    return process.env.BENCH_CITUS === '1' ? 'Citus (coordinator and 2 workers; raw baselines on coordinator-local tables)' : 'PostgreSQL';
   }
 
   /** Targets or checks that failed so far (the run exits non-zero on any). */
